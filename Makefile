@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rdma-reset: RDMA modules that survive device resets, for Debian's 6.12 kernel.
+#
+#   make              build the module set (+ ABI check) for the resolved kernel
+#   make install      install into /lib/modules/$(uname -r)/updates (matching kernel only)
+#   make uninstall    remove them again
+#   make check        build, then run every VM test case (tests/cases)
+#   make demo         build, then boot a VM showing the main job
+#   make deps         install the Debian packages the project needs
+#   make refresh      forget the resolved kernel version (pick the archive's newest)
+#   make clean        remove build products (keeps downloads and the extracted kernel)
+#   make distclean    remove build/ entirely
+#
+# Variables: CACHE (downloads, default /var/cache/rdma-reset), DEB_VERSION
+# (pin a kernel package version), TARGET=archive|running, CASES (a subset of
+# tests/cases for make check), JOBS (make -j, default nproc).
+
+TOP	:= $(CURDIR)
+B	:= $(TOP)/build
+CACHE	?= /var/cache/rdma-reset
+JOBS	?= $(shell nproc)
+
+-include $(B)/kversion.mk
+
+KERNELDIR := $(B)/kernel/$(KREL)
+ifeq ($(KSRC),running)
+KDIR	:= /lib/modules/$(KREL)/build
+else
+KDIR	:= $(KERNELDIR)/root/usr/src/linux-headers-$(KREL)
+endif
+SRC	:= $(B)/src
+KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
+
+OUR_FILES := Kbuild $(shell find drivers include patches -type f 2>/dev/null)
+
+.PHONY: all modules deps refresh kernel src install uninstall check demo clean distclean
+
+all: modules
+
+deps:
+	@scripts/install-deps.sh
+
+$(B)/kversion.mk: | deps
+	@mkdir -p $(B)
+	@scripts/kversion.sh > $@.tmp && mv $@.tmp $@
+	@sed 's/^/  KERNEL  /' $@
+
+refresh:
+	rm -f $(B)/kversion.mk
+
+$(KERNELDIR)/deb-version: $(B)/kversion.mk
+	@scripts/fetch-kernel.sh $(DEB_VERSION) $(KREL) $(CACHE) $(KERNELDIR)
+
+kernel: $(KERNELDIR)/deb-version
+
+$(B)/src.stamp: $(KERNELDIR)/deb-version $(OUR_FILES) scripts/prepare-src.sh
+	@scripts/prepare-src.sh $(TOP) $(KERNELDIR) $(SRC)
+	@touch $@
+
+src: $(B)/src.stamp
+
+modules: $(B)/src.stamp
+	+$(KMAKE) -j$(JOBS) modules
+	@scripts/abi-check.sh $(KDIR)/Module.symvers $(SRC)/Module.symvers
+
+install: modules
+	@scripts/install.sh install $(KREL) $(SRC)
+
+uninstall:
+	@scripts/install.sh uninstall $(KREL)
+
+check: modules
+	@tests/run.sh $(CASES)
+
+demo: modules
+	@tests/demo.sh
+
+clean:
+	-[ -d $(SRC) ] && [ -d $(KDIR) ] && $(KMAKE) clean
+	rm -rf $(B)/tests $(B)/vm $(B)/src.stamp
+
+distclean:
+	rm -rf $(B)

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages the project needs, from Debian's archive only.
+# Does nothing (and needs no root) when everything is already there.
+set -euo pipefail
+
+# Building: Debian's 6.12 headers use gcc-12 and need pahole for BTF.
+BUILD=(gcc-12 make bc bison flex libelf-dev libssl-dev dwarves kmod patch
+       rsync xz-utils cpio sparse)
+# VMs: QEMU with TCG, a static busybox for the initramfs, and the userspace
+# the guest runs (the guest's root is this machine's root, read-only).
+VM=(qemu-system-x86 busybox-static rdma-core ibverbs-utils rdmacm-utils
+    iproute2 nvme-cli fio open-iscsi srptools procps util-linux)
+
+missing=()
+for p in "${BUILD[@]}" "${VM[@]}"; do
+	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing packages: ${missing[*]} (run as root, or apt-get install them)" >&2
+	exit 1
+fi
+echo "  APT     ${missing[*]}"
+apt-get update -q >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -q -y --no-install-recommends "${missing[@]}" >/dev/null
+# open-iscsi's package starts iscsid on the host; the VM starts its own.

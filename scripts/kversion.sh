@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Resolve the Debian 6.12 kernel the module set is built for, in one place.
+#
+# Prints two shell assignments:
+#   DEB_VERSION=6.12.117-1~deb12u1        (Debian package version)
+#   KREL=6.12.117+deb12-amd64             (kernel release, uname -r)
+#   KSRC=archive|running                   (build against downloaded or installed headers)
+#
+# Selection, first match wins:
+#   1. DEB_VERSION in the environment (pin a version the archive still offers);
+#   2. the running kernel, if it is a Debian 6.12 kernel with its headers
+#      installed (the admin path: build for the machine you are on), unless
+#      TARGET=archive; TARGET=running insists on it;
+#   3. the newest linux-source-6.12 the archive offers now.
+# The image, headers and kbuild packages must exist at exactly that version.
+set -euo pipefail
+
+die() { echo "kversion: $*" >&2; exit 1; }
+
+candidate() {
+	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }'
+}
+
+has_version() {
+	apt-cache madison "$1" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
+		grep -qxF "$2"
+}
+
+FLAVOUR=${FLAVOUR:-amd64}
+
+if [ -n "${DEB_VERSION:-}" ]; then
+	:
+elif [ "${TARGET:-}" = running ] ||
+     { [ "${TARGET:-}" != archive ] && [ -e "/lib/modules/$(uname -r)/build/Module.symvers" ] &&
+       [[ "$(uname -r)" == 6.12.*+deb*-"$FLAVOUR" ]]; }; then
+	rel=$(uname -r)
+	case "$rel" in
+	6.12.*+deb*-"$FLAVOUR") ;;
+	*) die "running kernel $rel is not a Debian 6.12 $FLAVOUR kernel; refusing" ;;
+	esac
+	KSRC=running
+	DEB_VERSION=$(dpkg-query -W -f '${Version}' "linux-image-$rel" 2>/dev/null ||
+		dpkg-query -W -f '${Version}' "linux-image-$rel-unsigned" 2>/dev/null) ||
+		die "no installed linux-image package for running kernel $rel"
+else
+	DEB_VERSION=$(candidate linux-source-6.12)
+	[ -n "$DEB_VERSION" ] && [ "$DEB_VERSION" != "(none)" ] ||
+		die "the archive offers no linux-source-6.12 (run apt-get update; is bookworm-security in sources.list?)"
+fi
+
+case "$DEB_VERSION" in
+6.12.*-*) ;;
+*) die "'$DEB_VERSION' is not a Debian 6.12 package version" ;;
+esac
+
+# 6.12.117-1~deb12u1 -> 6.12.117+deb12 (Debian's ABI name)
+upstream=${DEB_VERSION%%-*}
+dist=$(printf '%s\n' "$DEB_VERSION" | sed -n 's/.*~\(deb[0-9]*\)u[0-9]*$/\1/p')
+[ -n "$dist" ] || dist=deb$(cut -d. -f1 /etc/debian_version)
+KREL="$upstream+$dist-$FLAVOUR"
+
+for p in linux-source-6.12 "linux-image-$KREL" "linux-headers-$KREL" \
+	 "linux-headers-$upstream+$dist-common" "linux-kbuild-$upstream+$dist"; do
+	has_version "$p" "$DEB_VERSION" ||
+		die "the archive has no $p at version $DEB_VERSION"
+done
+
+echo "DEB_VERSION=$DEB_VERSION"
+echo "KREL=$KREL"
+echo "KSRC=${KSRC:-archive}"

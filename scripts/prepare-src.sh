@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# prepare-src.sh TOPDIR KERNELDIR SRC
+#
+# Stage the source tree that is built:
+#   1. the subtrees of Debian's linux-source that hold our modules (extracted
+#      once per kernel version into KERNELDIR/pristine);
+#   2. patches/series applied in order (stops naming the first patch that
+#      does not apply);
+#   3. our own files (drivers/, include/, Kbuild) laid over the result.
+# The staged tree is synced into SRC by content, so an unchanged file keeps
+# its timestamp and kbuild rebuilds only what changed.
+set -euo pipefail
+
+[ $# -eq 3 ] || { echo "usage: $0 TOPDIR KERNELDIR SRC" >&2; exit 2; }
+TOP=$(realpath "$1") KDIR=$(realpath "$2") SRC=$3
+
+# Everything the module set compiles from, plus the tools the lint lanes use.
+SUBTREES=(
+	drivers/infiniband/core
+	drivers/infiniband/sw/rxe
+	drivers/infiniband/ulp/srp
+	drivers/infiniband/ulp/srpt
+	drivers/infiniband/ulp/iser
+	drivers/infiniband/ulp/isert
+	drivers/nvme/host
+	drivers/nvme/target
+	include/rdma
+	include/trace/events
+	Documentation/infiniband
+	scripts/checkpatch.pl
+	scripts/spelling.txt
+	scripts/const_structs.checkpatch
+	scripts/kernel-doc
+)
+
+pristine=$KDIR/pristine
+if [ ! -f "$pristine/.done" ]; then
+	echo "  EXTRACT linux-source subtrees"
+	rm -rf "$pristine"
+	mkdir -p "$pristine"
+	dpkg-deb --fsys-tarfile "$KDIR/linux-source.deb" |
+		tar -xO ./usr/src/linux-source-6.12.tar.xz |
+		tar -xJ -C "$pristine" --strip-components=1 \
+			"${SUBTREES[@]/#/linux-source-6.12/}"
+	touch "$pristine/.done"
+fi
+
+stage=$SRC.stage
+rm -rf "$stage"
+mkdir -p "$stage"
+cp -a "$pristine/." "$stage/"
+rm -f "$stage/.done"
+
+if [ -f "$TOP/patches/series" ]; then
+	while read -r p _; do
+		case "$p" in ''|'#'*) continue ;; esac
+		if ! patch -d "$stage" -p1 -s -N -F0 --no-backup-if-mismatch \
+			-i "$TOP/patches/$p" >"$stage.patch.log" 2>&1; then
+			cat "$stage.patch.log" >&2
+			echo "prepare-src: patch $p does not apply" >&2
+			exit 1
+		fi
+		echo "  PATCH   $p"
+	done <"$TOP/patches/series"
+fi
+rm -f "$stage.patch.log"
+
+for d in drivers include; do
+	[ -d "$TOP/$d" ] && cp -a "$TOP/$d/." "$stage/$d/"
+done
+cp "$TOP/Kbuild" "$stage/Kbuild"
+
+mkdir -p "$SRC"
+# Build products are excluded, so --delete removes only stale sources.
+rsync -rlc --delete \
+	--exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
+	--exclude='*.mod.c' --exclude='modules.order' --exclude='Module.symvers' \
+	--exclude='*.a' --exclude='.tmp_*' --exclude='.cache.mk' \
+	"$stage/" "$SRC/"
+rm -rf "$stage"
