@@ -10,7 +10,7 @@ BUILD=(gcc-12 make bc bison flex libelf-dev libssl-dev dwarves kmod patch
        rsync xz-utils cpio sparse)
 # VMs: QEMU with TCG, a static busybox for the initramfs, and the userspace
 # the guest runs (the guest's root is this machine's root, read-only).
-VM=(qemu-system-x86 busybox-static rdma-core ibverbs-utils rdmacm-utils
+VM=(qemu-system-x86 busybox-static rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
     iproute2 nvme-cli fio open-iscsi srptools procps util-linux)
 
 missing=()

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the VM test cases (sourced; runs inside the guest).
+#
+# Topology (one kernel, init_net): a veth pair, two Soft-RoCE devices.
+#   initiator side: veth0 192.0.2.1  rxe0
+#   target side:    veth1 192.0.2.2  rxe1
+# The kernel would route traffic between two local addresses over lo, where
+# rxe drops it; so the local routing table moves below policy rules that
+# send traffic for the peer address out of the right veth.
+# The addresses are TEST-NET-1 and exist only inside the VM.
+
+INI_IP=192.0.2.1
+TGT_IP=192.0.2.2
+INI_DEV=rxe0
+TGT_DEV=rxe1
+
+log() { echo "[$(date +%T.%3N)] $*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 0; }
+# Run a command; fail the case with its output if it fails.
+run() { local out; out=$("$@" 2>&1) || fail "$* -> $out"; [ -z "$out" ] || echo "$out"; }
+
+# wait_for SECONDS DESCRIPTION COMMAND...: poll COMMAND every 0.1 s.
+wait_for() {
+	local t=$1 what=$2 end
+	shift 2
+	end=$(($(date +%s) + t))
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$end" ] || fail "timed out after ${t}s waiting for $what"
+		sleep 0.1
+	done
+}
+
+sysctl_w() { echo "$2" >"/proc/sys/${1//.//}"; }
+
+setup_net() {
+	ip link show veth0 >/dev/null 2>&1 && return 0
+	run modprobe veth
+	run ip link add veth0 type veth peer name veth1
+	for d in all default veth0 veth1; do
+		sysctl_w "net.ipv4.conf.$d.rp_filter" 0
+		sysctl_w "net.ipv4.conf.$d.accept_local" 1
+		sysctl_w "net.ipv4.conf.$d.arp_ignore" 1
+	done
+	run ip addr add "$INI_IP/32" dev veth0
+	run ip addr add "$TGT_IP/32" dev veth1
+	run ip link set veth0 up
+	run ip link set veth1 up
+	# Locally generated packets (iif lo) for the peer go out of the veth.
+	run ip rule add pref 100 iif lo to "$TGT_IP" lookup 100
+	run ip rule add pref 101 iif lo to "$INI_IP" lookup 101
+	# RDMA CM validates an incoming request with a FIB lookup of the
+	# remote address bound to the receiving netdev (iif unset): match
+	# those by output device.
+	run ip rule add pref 102 oif veth0 to "$TGT_IP" lookup 100
+	run ip rule add pref 103 oif veth1 to "$INI_IP" lookup 101
+	run ip route add "$TGT_IP" dev veth0 src "$INI_IP" table 100
+	run ip route add "$INI_IP" dev veth1 src "$TGT_IP" table 101
+	run ip rule add pref 1000 lookup local
+	run ip rule del pref 0 lookup local
+}
+
+# rxe_add NAME NETDEV: add a Soft-RoCE device and wait until its port is up.
+rxe_add() {
+	run rdma link add "$1" type rxe netdev "$2"
+	wait_for 20 "$1 port ACTIVE" grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"
+}
+
+setup_rxe() {
+	setup_net
+	run modprobe rdma_rxe
+	[ -e /sys/class/infiniband/$INI_DEV ] || rxe_add "$INI_DEV" veth0
+	[ -e /sys/class/infiniband/$TGT_DEV ] || rxe_add "$TGT_DEV" veth1
+}
+
+# cm_listening ADDR[:PORT]: an RDMA CM id is listening on that address.
+cm_listening() { rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q "src-addr $1"; }
+
+# rping_check SERVER_IP CLIENT_IP: ten verified pings, server bound to SERVER_IP.
+rping_check() {
+	local srv=$1 cli=$2 pid
+	rping -s -a "$srv" -C 10 -S 1024 >/tmp/rping-srv.log 2>&1 &
+	pid=$!
+	wait_for 10 "rping server listening on $srv" cm_listening "$srv:"
+	rping -c -a "$srv" -I "$cli" -C 10 -S 1024 -v >/tmp/rping-cli.log 2>&1 ||
+		{ cat /tmp/rping-cli.log; fail "rping client $cli -> $srv failed"; }
+	wait "$pid" || { cat /tmp/rping-srv.log; fail "rping server $srv failed"; }
+	[ "$(grep -c 'ping data' /tmp/rping-cli.log)" -eq 10 ] ||
+		{ cat /tmp/rping-cli.log; fail "rping $cli -> $srv: expected 10 verified pings"; }
+	log "rping $cli -> $srv: 10 pings"
+}
+
+# Our module set: module names and the files the build produced.
+OUR_MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs ib_umad rdma_ucm rdma_rxe ib_iser ib_isert ib_srp ib_srpt nvme_rdma nvmet_rdma"
+
+our_ko() { find "$MODSRC" -name "${1//_/[-_]}.ko" | head -1; }

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/run.sh [CASE...]
+#
+# Run the VM test cases (tests/cases/NNN-name, all by default) against the
+# built module set.  Cases that share a VM run in one boot; a case whose
+# header says "VM: fresh" gets a boot of its own.  For every case this prints
+# PASS or FAIL with its time, and at the end "N passed, N failed".  A case
+# fails on a non-zero exit, on exceeding its TIMEOUT, or on any kernel WARN,
+# BUG, Oops, hung task, lockdep report or module symbol mismatch logged while
+# it ran.  Everything is kept in build/tests/<run>/.
+set -uo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B=$TOP/build
+. "$B/kversion.mk"
+STOCK=$B/kernel/$KREL/root
+SRC=$B/src
+VMLINUZ=$STOCK/boot/vmlinuz-$KREL
+MODROOT=$B/vm/modroot
+INITRD=$B/vm/initramfs.gz
+RUN=$B/tests/$(date +%Y%m%d-%H%M%S)
+VM_MEM=${VM_MEM:-3072}
+
+# The kernel-log patterns that fail a case.
+BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|blocked for more than|'\
+'hung_task|INFO: task .* blocked|possible circular locking|possible recursive locking|'\
+'inconsistent lock state|lockdep|disagrees about version of symbol|Unknown symbol|'\
+'UBSAN:|KASAN:|kmemleak:|Call Trace:'
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+[ -f "$VMLINUZ" ] || die "no kernel at $VMLINUZ (run make first)"
+ls "$SRC"/drivers/infiniband/core/ib_core.ko >/dev/null 2>&1 || die "module set not built (run make)"
+
+# Stock modules + ours; rebuilt whenever a module is newer than the tree.
+if [ ! -d "$MODROOT" ] || [ -n "$(find "$SRC" -name '*.ko' -newer "$MODROOT" | head -1)" ]; then
+	"$TOP/tests/vm/modtree.sh" "$STOCK/lib/modules/$KREL" "$SRC" "$MODROOT" >/dev/null || exit 1
+fi
+if [ ! -f "$INITRD" ] || [ "$TOP/tests/vm/init" -nt "$INITRD" ]; then
+	"$TOP/tests/vm/mkinitramfs.sh" "$MODROOT/lib/modules/$KREL" "$INITRD" || exit 1
+fi
+
+# KVM only where a probe shows it boots a kernel; TCG otherwise.
+accel() {
+	if [ -e /dev/kvm ] && timeout 15 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
+		-nodefaults -display none -no-reboot -serial stdio -kernel "$VMLINUZ" \
+		-append 'console=ttyS0 panic=-1 init=/nonexistent' 2>/dev/null |
+		grep -q 'Linux version'; then
+		echo "-accel kvm -cpu host"
+	else
+		echo "-accel tcg -cpu max"
+	fi
+}
+ACCEL=${ACCEL:-$(accel)}
+
+header() { sed -n "s/^# $2: *//p" "$1" | head -1; }
+
+cases=()
+if [ $# -gt 0 ]; then
+	for c in "$@"; do
+		f=$(ls "$TOP/tests/cases/$c"* 2>/dev/null | head -1)
+		[ -n "$f" ] || die "no such case: $c"
+		cases+=("$(basename "$f")")
+	done
+else
+	for f in "$TOP"/tests/cases/[0-9]*; do cases+=("$(basename "$f")"); done
+fi
+[ ${#cases[@]} -gt 0 ] || die "no test cases"
+
+# Group: consecutive shared cases share a boot; fresh ones boot alone.
+batches=() cur=""
+for c in "${cases[@]}"; do
+	t=$(header "$TOP/tests/cases/$c" TIMEOUT); t=${t:-300}
+	if [ "$(header "$TOP/tests/cases/$c" VM)" = fresh ]; then
+		[ -n "$cur" ] && batches+=("$cur")
+		batches+=("$c:$t") cur=""
+	else
+		cur="${cur:+$cur }$c:$t"
+	fi
+done
+[ -n "$cur" ] && batches+=("$cur")
+
+mkdir -p "$RUN"
+echo "run: $RUN ($KREL, ${ACCEL%% -cpu*})"
+pass=0 fail=0 n=0
+for batch in "${batches[@]}"; do
+	n=$((n + 1))
+	D=$RUN/vm$n
+	mkdir -p "$D"
+	bound=120
+	for c in $batch; do bound=$((bound + ${c#*:} + 20)); done
+	cat >"$D/config.sh" <<-CFG
+		PROJ=$TOP
+		MODROOT=$MODROOT
+		MODSRC=$SRC
+		CASES="$batch"
+	CFG
+	t0=$(date +%s)
+	# shellcheck disable=SC2086
+	timeout -k 5 "$bound" qemu-system-x86_64 $ACCEL -smp 2 -m "$VM_MEM" \
+		-nodefaults -no-reboot -display none -monitor none \
+		-serial "file:$D/console.log" \
+		-kernel "$VMLINUZ" -initrd "$INITRD" \
+		-append "console=ttyS0 panic=-1 printk.time=1 net.ifnames=0" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$D,mount_tag=results,security_model=none" \
+		>"$D/qemu.log" 2>&1
+	qrc=$?
+	[ $qrc -eq 124 ] && echo "vm$n: killed after ${bound}s" >>"$D/qemu.log"
+
+	# The boot itself (before the first case) must be clean too.
+	if sed -n '/rr-case: .* start/q;p' "$D/console.log" | grep -Eq "$BAD"; then
+		echo "FAIL vm$n boot: kernel log (see $D/console.log)"
+		fail=$((fail + 1))
+	fi
+	for c in $batch; do
+		name=${c%%:*}
+		log=$D/$name.log
+		klog=$D/$name.klog
+		awk -v s="rr-case: $name start" -v e="rr-case: $name end" \
+			'index($0, s) { on = 1 } on { print } index($0, e) { exit }' \
+			"$D/console.log" >"$klog"
+		why=""
+		if [ ! -f "$D/$name.rc" ]; then
+			why="no result: VM died or hung (see $D/console.log)"
+		else
+			read -r rc secs <"$D/$name.rc"
+			[ "$rc" = 0 ] || why="exit $rc"
+		fi
+		if grep -Eq "$BAD" "$klog"; then
+			why="${why:+$why; }kernel log: $(grep -Em1 "$BAD" "$klog" | cut -c1-120)"
+		fi
+		if [ -z "$why" ]; then
+			printf 'PASS %-36s %6.1fs\n' "$name" "$secs"
+			pass=$((pass + 1))
+		else
+			printf 'FAIL %-36s %s\n' "$name" "$why"
+			[ -f "$log" ] && tail -n 15 "$log" | sed 's/^/     | /'
+			fail=$((fail + 1))
+		fi
+	done
+	echo "vm$n: $(($(date +%s) - t0))s"
+done
+echo "logs: $RUN"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of a test VM, after switch_root: set up the guest, run the cases the
+# host listed in /results/config.sh, one after another, each under its own
+# time bound, then power off.  Per case NAME it leaves in /results:
+#   NAME.log  the case's output;  NAME.rc  its exit status (absent: the VM
+#   died or hung during the case).
+# Case boundaries are written to the kernel log ("rr-case: NAME start/end"),
+# which the host cuts the console log by to check each case's kernel messages.
+set -u
+. /results/config.sh
+
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+modprobe configfs && mount -t configfs configfs /sys/kernel/config
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ln -sf /proc/self/fd /dev/fd
+hostname rr-vm
+ip link set lo up
+echo 1 >/proc/sys/kernel/sysrq
+# Report hung tasks quickly: a case that hangs a task must fail.
+echo 30 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+
+export PROJ TESTLIB="$PROJ/tests/lib" MODSRC PATH=/usr/sbin:/usr/bin:/sbin:/bin
+kmsg() { echo "rr-case: $*" >/dev/kmsg; }
+
+for c in $CASES; do
+	name=${c%%:*}
+	bound=${c#*:}
+	kmsg "$name start"
+	echo "== $name (bound ${bound}s)" >/dev/console
+	start=$(date +%s.%N)
+	(cd /tmp && setsid timeout -k 10 "$bound" bash "$PROJ/tests/cases/$name") \
+		>"/results/$name.log" 2>&1 </dev/null
+	rc=$?
+	end=$(date +%s.%N)
+	[ $rc -eq 124 ] || [ $rc -eq 137 ] && echo "TIMEOUT after ${bound}s" >>"/results/$name.log"
+	# Let the kernel flush what the case triggered before the marker.
+	kmsg "$name end rc=$rc"
+	echo "$rc $(echo "$end - $start" | bc)" >"/results/$name.rc"
+	sync
+done
+
+dmesg >/results/dmesg.txt
+sync
+echo o >/proc/sysrq-trigger
+sleep 30
