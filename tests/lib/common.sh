@@ -95,3 +95,25 @@ rping_check() {
 OUR_MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs ib_umad rdma_ucm rdma_rxe ib_iser ib_isert ib_srp ib_srpt nvme_rdma nvmet_rdma"
 
 our_ko() { find "$MODSRC" -name "${1//_/[-_]}.ko" | head -1; }
+
+# cfg_w FILE VALUE: write one configfs/sysfs attribute, failing the case on error.
+cfg_w() { printf '%s\n' "$2" >"$1" || fail "write '$2' > $1"; }
+
+# fio_verify DEV [SIZE]: write DEV with random 4k blocks carrying crc32c
+# headers, then read everything back and verify it.  DEV must be a block
+# device: a vanished node would otherwise be recreated as a regular file.
+fio_verify() {
+	local dev=$1 size=${2:-32M}
+	[ -b "$dev" ] || fail "$dev is not a block device"
+	fio --name=verify --filename="$dev" --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs=4k --iodepth=8 --size="$size" \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--output=/tmp/fio.log --output-format=normal ||
+		{ cat /tmp/fio.log; fail "fio verify on $dev failed"; }
+	grep -q 'err= 0' /tmp/fio.log || { cat /tmp/fio.log; fail "fio on $dev reported errors"; }
+	log "fio: $size written and verified (crc32c) on $dev"
+}
+
+. "$TESTLIB/nvme.sh"
+. "$TESTLIB/srp.sh"
+. "$TESTLIB/iser.sh"

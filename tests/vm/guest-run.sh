@@ -9,6 +9,7 @@
 # Case boundaries are written to the kernel log ("rr-case: NAME start/end"),
 # which the host cuts the console log by to check each case's kernel messages.
 set -u
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 . /results/config.sh
 
 mount -t tmpfs tmpfs /run
@@ -25,7 +26,7 @@ echo 1 >/proc/sys/kernel/sysrq
 # Report hung tasks quickly: a case that hangs a task must fail.
 echo 30 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 
-export PROJ TESTLIB="$PROJ/tests/lib" MODSRC PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PROJ TESTLIB="$PROJ/tests/lib" MODSRC
 kmsg() { echo "rr-case: $*" >/dev/kmsg; }
 
 for c in $CASES; do

@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# iSER helpers: LIO iSCSI target with an iSER portal (ib_isert) on the target
+# side, open-iscsi with the iser transport (ib_iser, iscsid) on the initiator.
+
+ISER_IQN=iqn.2003-01.org.example.rdma-reset:iser
+ISER_PORT=3260
+
+# iser_target_setup ADDR: a portal on ADDR:3260 with iSER enabled, one
+# file-backed LUN, no authentication, demo-mode ACLs.
+iser_target_setup() {
+	local addr=$1 t=$LIO/iscsi/$ISER_IQN/tpgt_1
+	run modprobe ib_isert
+	lio_fileio iser0
+	mkdir -p "$LIO/iscsi/$ISER_IQN" || fail "mkdir iqn"
+	mkdir "$t" "$t/np/$addr:$ISER_PORT" || fail "mkdir tpg/portal"
+	cfg_w "$t/np/$addr:$ISER_PORT/iser" 1
+	mkdir "$t/lun/lun_0" || fail "mkdir lun"
+	ln -s "$LIO/core/fileio_0/iser0" "$t/lun/lun_0/iser0" || fail "link LUN"
+	cfg_w "$t/attrib/authentication" 0
+	cfg_w "$t/attrib/generate_node_acls" 1
+	cfg_w "$t/attrib/cache_dynamic_acls" 1
+	cfg_w "$t/attrib/demo_mode_write_protect" 0
+	cfg_w "$t/enable" 1
+}
+
+iser_target_teardown() {
+	local t=$LIO/iscsi/$ISER_IQN/tpgt_1
+	[ -e "$t/enable" ] && echo 0 >"$t/enable"
+	rm_links "$t"/lun/lun_*/*
+	rmdir "$t"/lun/lun_* 2>/dev/null
+	rmdir "$t"/np/* 2>/dev/null
+	rmdir "$t" "$LIO/iscsi/$ISER_IQN" 2>/dev/null
+	lio_fileio_del iser0
+}
+
+iscsid_running() { grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix; }
+
+# iscsid_start: iscsid in its own session (it signals its process group on
+# exit), with a throw-away initiator name.
+iscsid_start() {
+	iscsid_running && return 0
+	run modprobe ib_iser
+	run modprobe sd_mod
+	mkdir -p /etc/iscsi /run/lock/iscsi
+	echo "InitiatorName=iqn.2004-10.org.example:rr-vm" >/etc/iscsi/initiatorname.iscsi
+	setsid iscsid -f </dev/null >>/tmp/iscsid.log 2>&1 &
+	echo $! >/tmp/iscsid.pid
+	wait_for 10 "iscsid" iscsid_running
+}
+
+iscsid_stop() {
+	[ -s /tmp/iscsid.pid ] && kill "$(cat /tmp/iscsid.pid)" 2>/dev/null
+	rm -f /tmp/iscsid.pid
+	wait_for 10 "iscsid exit" sh -c '! grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix'
+}
+
+# iser_login ADDR: a static node record bound to the iser transport, login.
+iser_login() {
+	local p=$1:$ISER_PORT
+	iscsid_start
+	run iscsiadm -m node -o new -T "$ISER_IQN" -p "$p" -I iser
+	run iscsiadm -m node -T "$ISER_IQN" -p "$p" -I iser --login
+	wait_for 30 "an iSER SCSI disk" iser_dev
+}
+
+# iser_dev: print /dev/sdX of our session's disk.
+iser_dev() {
+	local s b
+	for s in /sys/class/iscsi_session/session*; do
+		[ "$(cat "$s/targetname" 2>/dev/null)" = "$ISER_IQN" ] || continue
+		for b in "$s"/device/target*/*:*/block/*; do
+			[ -b "/dev/${b##*/}" ] && { echo "/dev/${b##*/}"; return 0; }
+		done
+	done
+	return 1
+}
+
+# iser_transport: the transport of our session as iscsiadm reports it.
+iser_transport() {
+	iscsiadm -m session 2>/dev/null | awk -v t="$ISER_IQN" '$4 == t { sub(":", "", $1); print $1 }'
+}
+
+iser_logout() {
+	local p=$1:$ISER_PORT
+	iscsiadm -m node -T "$ISER_IQN" -p "$p" -I iser --logout >/dev/null
+	iscsiadm -m node -o delete -T "$ISER_IQN" -p "$p" -I iser >/dev/null
+	iscsid_stop
+}

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# NVMe over RDMA helpers: nvmet-rdma target (configfs, file-backed
+# namespace) on the target side, nvme-rdma host on the initiator side.
+
+NVME_NQN=nqn.2014-08.org.example:rdma-reset
+NVME_PORT=4420
+NVME_HOSTID=8c7c2a3e-1a2b-4c3d-9e8f-0123456789ab
+NVMET=/sys/kernel/config/nvmet
+
+# nvmet_setup ADDR [PORTID]: export a 128 MiB file as namespace 1 on ADDR.
+nvmet_setup() {
+	local addr=$1 id=${2:-1} s=$NVMET/subsystems/$NVME_NQN p
+	run modprobe nvmet-rdma
+	p=$NVMET/ports/$id
+	if [ ! -d "$s" ]; then
+		truncate -s 128M /tmp/nvmet-ns1.img
+		mkdir "$s" || fail "mkdir $s"
+		cfg_w "$s/attr_allow_any_host" 1
+		mkdir "$s/namespaces/1" || fail "mkdir namespace"
+		cfg_w "$s/namespaces/1/device_path" /tmp/nvmet-ns1.img
+		cfg_w "$s/namespaces/1/buffered_io" 1
+		cfg_w "$s/namespaces/1/enable" 1
+	fi
+	mkdir "$p" || fail "mkdir $p"
+	cfg_w "$p/addr_trtype" rdma
+	cfg_w "$p/addr_adrfam" ipv4
+	cfg_w "$p/addr_traddr" "$addr"
+	cfg_w "$p/addr_trsvcid" "$NVME_PORT"
+	ln -s "$s" "$p/subsystems/$NVME_NQN" || fail "enable nvmet port $id"
+}
+
+nvmet_teardown() {
+	local p s=$NVMET/subsystems/$NVME_NQN
+	for p in "$NVMET"/ports/*; do
+		[ -d "$p" ] || continue
+		rm -f "$p/subsystems/$NVME_NQN"
+		rmdir "$p"
+	done
+	if [ -d "$s" ]; then
+		echo 0 >"$s/namespaces/1/enable"
+		rmdir "$s/namespaces/1" "$s"
+	fi
+	rm -f /tmp/nvmet-ns1.img
+}
+
+# nvme_connect ADDR: connect over RDMA; prints nothing, see nvme_dev.
+nvme_connect() {
+	run modprobe nvme-rdma
+	run nvme connect -t rdma -a "$1" -s "$NVME_PORT" -n "$NVME_NQN" \
+		-q "nqn.2014-08.org.nvmexpress:uuid:$NVME_HOSTID" -I "$NVME_HOSTID" \
+		-l 20 -c 1
+	wait_for 20 "an nvme namespace of $NVME_NQN" nvme_dev
+}
+
+# nvme_dev: print /dev/nvmeXnY of our subsystem (multipath head or plain).
+nvme_dev() {
+	local s b n
+	for s in /sys/class/nvme-subsystem/nvme-subsys*; do
+		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$NVME_NQN" ] || continue
+		for b in "$s"/nvme*n* "$s"/nvme*/nvme*n*; do
+			n=${b##*/}
+			case $n in *c*n*) continue ;; esac
+			[ -b "/dev/$n" ] && { echo "/dev/$n"; return 0; }
+		done
+	done
+	return 1
+}
+
+# nvme_ctrl_state: state of our controller (live, connecting, ...).
+nvme_ctrl_state() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NVME_NQN" ] && { cat "$c/state"; return 0; }
+	done
+	return 1
+}
+
+nvme_disconnect() {
+	nvme disconnect -n "$NVME_NQN" >/dev/null 2>&1
+	wait_for 20 "controller gone" sh -c '! ls /sys/class/nvme/ 2>/dev/null | grep -q nvme'
+}

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# SRP helpers: ib_srpt target (LIO through configfs, file-backed LUN) on the
+# target side, ib_srp initiator logging in over RDMA/CM on the initiator side.
+
+LIO=/sys/kernel/config/target
+SRP_CM_PORT=5555
+
+# lio_fileio NAME: a 128 MiB fileio backstore at $LIO/core/fileio_0/NAME.
+lio_fileio() {
+	local d=$LIO/core/fileio_0/$1
+	run modprobe target_core_file
+	mkdir -p "$d" || fail "mkdir $d"
+	cfg_w "$d/control" "fd_dev_name=/tmp/$1.img,fd_dev_size=134217728,fd_buffered_io=1"
+	cfg_w "$d/enable" 1
+}
+
+lio_fileio_del() {
+	rmdir "$LIO/core/fileio_0/$1" 2>/dev/null
+	rmdir "$LIO/core/fileio_0" 2>/dev/null
+	rm -f "/tmp/$1.img"
+}
+
+# rm_links DIR...: remove the configfs symlinks among the arguments.
+rm_links() { local l; for l in "$@"; do [ -L "$l" ] && rm -f "$l"; done; return 0; }
+
+# srpt_port_name DEV: the target-port (wwn) name srpt accepts for port 1 of
+# DEV: the interface id of GID 0, as four groups (srpt_format_guid()).
+srpt_port_name() { cut -d: -f5-8 "/sys/class/infiniband/$1/ports/1/gids/0"; }
+
+# srpt_setup DEV: a LUN on DEV's target port, RDMA/CM listener on SRP_CM_PORT.
+# ib_srpt has no demo mode, so the initiator needs an ACL with a mapped LUN.
+# ib_srpt names RDMA/CM sessions after the target's own address (see issue
+# 6), so like blktests we add an ACL for each address.
+srpt_setup() {
+	local dev=$1 wwn t ini
+	run modprobe ib_srpt
+	lio_fileio srp0
+	mkdir -p "$LIO/srpt" || fail "mkdir $LIO/srpt"
+	cfg_w "$LIO/srpt/discovery_auth/rdma_cm_port" "$SRP_CM_PORT"
+	wwn=$(srpt_port_name "$dev")
+	t=$LIO/srpt/$wwn/$wwn
+	mkdir "$LIO/srpt/$wwn" || fail "mkdir srpt target port $wwn"
+	mkdir "$t" "$t/lun/lun_0" || fail "mkdir srpt tpg"
+	ln -s "$LIO/core/fileio_0/srp0" "$t/lun/lun_0/srp0" || fail "link LUN"
+	for ini in "$INI_IP" "$TGT_IP"; do
+		mkdir "$t/acls/$ini" "$t/acls/$ini/lun_0" || fail "mkdir ACL $ini"
+		ln -s "$t/lun/lun_0" "$t/acls/$ini/lun_0/lun_0" || fail "map LUN for $ini"
+	done
+	cfg_w "$t/enable" 1
+}
+
+srpt_teardown() {
+	local wd t a
+	for wd in "$LIO"/srpt/*:*; do
+		[ -d "$wd" ] || continue
+		for t in "$wd"/*; do
+			[ -e "$t/enable" ] || continue
+			echo 0 >"$t/enable"
+			for a in "$t"/acls/*; do
+				[ -d "$a" ] || continue
+				rm_links "$a"/lun_*/*
+				rmdir "$a"/lun_* "$a"
+			done
+			rm_links "$t"/lun/lun_*/*
+			rmdir "$t"/lun/lun_* "$t"
+		done
+		rmdir "$wd"
+	done
+	[ -e "$LIO/srpt/discovery_auth/rdma_cm_port" ] &&
+		echo 0 >"$LIO/srpt/discovery_auth/rdma_cm_port"
+	rmdir "$LIO/srpt" 2>/dev/null
+	lio_fileio_del srp0
+}
+
+# srp_login DEV ADDR: log in from DEV's srp host to ADDR over RDMA/CM.
+# srpt accepts a login whose id_ext and ioc_guid are its service GUID.
+srp_login() {
+	local g
+	run modprobe sd_mod
+	run modprobe ib_srp
+	g=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
+	cfg_w "/sys/class/infiniband_srp/srp-$1-1/add_target" \
+		"id_ext=$g,ioc_guid=$g,dest=$2:$SRP_CM_PORT"
+	wait_for 30 "an SRP SCSI disk" srp_dev
+}
+
+# srp_dev: print /dev/sdX of the (first) SRP target's disk.
+srp_dev() {
+	local r h b
+	for r in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$r" ] || continue
+		h=${r##*/port-}
+		h=${h%%:*}
+		for b in /sys/class/scsi_host/host$h/device/target$h:*/$h:*/block/*; do
+			[ -b "/dev/${b##*/}" ] && { echo "/dev/${b##*/}"; return 0; }
+		done
+	done
+	return 1
+}
+
+srp_logout() {
+	local r
+	for r in /sys/class/srp_remote_ports/port-*/delete; do
+		[ -e "$r" ] && echo 1 >"$r"
+	done
+	wait_for 20 "SRP remote ports gone" sh -c '! ls /sys/class/srp_remote_ports/ | grep -q port'
+}
