@@ -65,13 +65,14 @@ modules: $(B)/src.stamp
 	@scripts/abi-check.sh $(KDIR)/Module.symvers $(SRC)/Module.symvers
 
 install: modules
-	@scripts/install.sh install $(KREL) $(SRC)
+	@scripts/install.sh install $(KREL) $(SRC) $(DESTDIR)
 
 uninstall:
-	@scripts/install.sh uninstall $(KREL)
+	@scripts/install.sh uninstall $(KREL) $(DESTDIR)
 
+# The harness tests itself first (tests/selftest), unless CASES picks cases.
 check: modules
-	@tests/run.sh $(CASES)
+	@$(if $(CASES),,tests/selftest.sh &&) tests/run.sh $(CASES)
 
 demo: modules
 	@tests/demo.sh

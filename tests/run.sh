@@ -20,7 +20,8 @@ SRC=$B/src
 VMLINUZ=$STOCK/boot/vmlinuz-$KREL
 MODROOT=$B/vm/modroot
 INITRD=$B/vm/initramfs.gz
-RUN=$B/tests/$(date +%Y%m%d-%H%M%S)
+CASEDIR=$(realpath "${CASEDIR:-$TOP/tests/cases}")
+RUN=$B/tests/$(date +%Y%m%d-%H%M%S)$(basename "$CASEDIR" | sed "s/^cases$//; s/^./-&/")
 VM_MEM=${VM_MEM:-3072}
 
 # The kernel-log patterns that fail a case.
@@ -59,20 +60,20 @@ header() { sed -n "s/^# $2: *//p" "$1" | head -1; }
 cases=()
 if [ $# -gt 0 ]; then
 	for c in "$@"; do
-		f=$(ls "$TOP/tests/cases/$c"* 2>/dev/null | head -1)
+		f=$(ls "$CASEDIR/$c"* 2>/dev/null | head -1)
 		[ -n "$f" ] || die "no such case: $c"
 		cases+=("$(basename "$f")")
 	done
 else
-	for f in "$TOP"/tests/cases/[0-9]*; do cases+=("$(basename "$f")"); done
+	for f in "$CASEDIR"/[0-9]*; do cases+=("$(basename "$f")"); done
 fi
 [ ${#cases[@]} -gt 0 ] || die "no test cases"
 
 # Group: consecutive shared cases share a boot; fresh ones boot alone.
 batches=() cur=""
 for c in "${cases[@]}"; do
-	t=$(header "$TOP/tests/cases/$c" TIMEOUT); t=${t:-300}
-	if [ "$(header "$TOP/tests/cases/$c" VM)" = fresh ]; then
+	t=$(header "$CASEDIR/$c" TIMEOUT); t=${t:-300}
+	if [ "$(header "$CASEDIR/$c" VM)" = fresh ]; then
 		[ -n "$cur" ] && batches+=("$cur")
 		batches+=("$c:$t") cur=""
 	else
@@ -94,6 +95,7 @@ for batch in "${batches[@]}"; do
 		PROJ=$TOP
 		MODROOT=$MODROOT
 		MODSRC=$SRC
+		CASEDIR=$CASEDIR
 		CASES="$batch"
 	CFG
 	t0=$(date +%s)

@@ -35,7 +35,7 @@ for c in $CASES; do
 	kmsg "$name start"
 	echo "== $name (bound ${bound}s)" >/dev/console
 	start=$(date +%s.%N)
-	(cd /tmp && setsid timeout -k 10 "$bound" bash "$PROJ/tests/cases/$name") \
+	(cd /tmp && setsid timeout -k 10 "$bound" bash "$CASEDIR/$name") \
 		>"/results/$name.log" 2>&1 </dev/null
 	rc=$?
 	end=$(date +%s.%N)
