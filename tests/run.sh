@@ -12,6 +12,8 @@
 # it ran.  Everything is kept in build/tests/<run>/.
 set -uo pipefail
 
+die() { echo "run.sh: $*" >&2; exit 1; }
+
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$TOP/build
 . "$B/kversion.mk"
@@ -21,6 +23,7 @@ VMLINUZ=$STOCK/boot/vmlinuz-$KREL
 MODROOT=$B/vm/modroot
 INITRD=$B/vm/initramfs.gz
 CASEDIR=$(realpath "${CASEDIR:-$TOP/tests/cases}")
+case "$CASEDIR" in "$TOP"/*) ;; *) die "CASEDIR must be inside $TOP" ;; esac
 RUN=$B/tests/$(date +%Y%m%d-%H%M%S)$(basename "$CASEDIR" | sed "s/^cases$//; s/^./-&/")
 VM_MEM=${VM_MEM:-3072}
 
@@ -30,7 +33,6 @@ BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|blocked for more t
 'inconsistent lock state|lockdep|disagrees about version of symbol|Unknown symbol|'\
 'UBSAN:|KASAN:|kmemleak:|Call Trace:'
 
-die() { echo "run.sh: $*" >&2; exit 1; }
 [ -f "$VMLINUZ" ] || die "no kernel at $VMLINUZ (run make first)"
 ls "$SRC"/drivers/infiniband/core/ib_core.ko >/dev/null 2>&1 || die "module set not built (run make)"
 
@@ -92,10 +94,9 @@ for batch in "${batches[@]}"; do
 	bound=120
 	for c in $batch; do bound=$((bound + ${c#*:} + 20)); done
 	cat >"$D/config.sh" <<-CFG
-		PROJ=$TOP
+		HOST_PROJ=$TOP
 		MODROOT=$MODROOT
-		MODSRC=$SRC
-		CASEDIR=$CASEDIR
+		CASEDIR=${CASEDIR#$TOP/}
 		CASES="$batch"
 	CFG
 	t0=$(date +%s)

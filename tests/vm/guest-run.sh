@@ -11,6 +11,9 @@
 set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 . /results/config.sh
+PROJ=/rr
+MODSRC=$PROJ/build/src
+CASEDIR=$PROJ/$CASEDIR
 
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
