@@ -32,7 +32,7 @@ endif
 SRC	:= $(B)/src
 KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
 
-OUR_FILES := Kbuild $(shell find drivers include patches -type f 2>/dev/null)
+OUR_FILES := Kbuild $(shell find drivers include patches tests/modules -type f 2>/dev/null)
 
 .PHONY: all modules deps refresh kernel src install uninstall check demo clean distclean
 

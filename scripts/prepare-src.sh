@@ -67,8 +67,8 @@ if [ -f "$TOP/patches/series" ]; then
 fi
 rm -f "$stage.patch.log"
 
-for d in drivers include; do
-	[ -d "$TOP/$d" ] && cp -a "$TOP/$d/." "$stage/$d/"
+for d in drivers include tests/modules; do
+	[ -d "$TOP/$d" ] && mkdir -p "$stage/$d" && cp -a "$TOP/$d/." "$stage/$d/"
 done
 cp "$TOP/Kbuild" "$stage/Kbuild"
 

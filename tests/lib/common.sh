@@ -117,3 +117,4 @@ fio_verify() {
 . "$TESTLIB/nvme.sh"
 . "$TESTLIB/srp.sh"
 . "$TESTLIB/iser.sh"
+. "$TESTLIB/reset.sh"

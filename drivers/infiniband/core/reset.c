@@ -1,0 +1,926 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Device reset events for ib_clients: reset_prepare / reset_done instead of
+ * remove / add, for in-place resets and for resets that unregister the
+ * device and register a new one with the same identity.
+ *
+ * ABI: nothing here adds a field to struct ib_client, ib_device or
+ * ib_device_ops (that would change the CRCs of ib_register_client & co and
+ * stop Debian's stock modules from loading).  Reset callbacks are kept in a
+ * table of our own, keyed by the struct ib_client pointer; reset state is
+ * kept by device identity (driver id, node_guid), never by a device pointer
+ * that could outlive its device.
+ */
+#define pr_fmt(fmt) "rdma_reset: " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <linux/ktime.h>
+#include <linux/capability.h>
+#include <linux/kernfs.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_reset.h>
+#include <rdma/restrack.h>
+
+#include "core_priv.h"
+#include "reset_priv.h"
+
+#define CREATE_TRACE_POINTS
+#include "reset_trace.h"
+
+/*
+ * Module parameters.  Both are read once per reset, so a change applies to
+ * the next reset.
+ */
+static unsigned int reset_timeout_ms = 30000;
+#define RESET_TIMEOUT_MIN_MS	100
+#define RESET_TIMEOUT_MAX_MS	3600000
+
+static int reset_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+
+	if (kstrtouint(val, 0, &ms) || ms < RESET_TIMEOUT_MIN_MS ||
+	    ms > RESET_TIMEOUT_MAX_MS) {
+		pr_warn("reset_timeout_ms: '%s' is not a number of milliseconds in [%u, %u]\n",
+			strim((char *)val), RESET_TIMEOUT_MIN_MS,
+			RESET_TIMEOUT_MAX_MS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(reset_timeout_ms, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops reset_timeout_ops = {
+	.set = reset_timeout_set,
+	.get = param_get_uint,
+};
+module_param_cb(reset_timeout_ms, &reset_timeout_ops, &reset_timeout_ms, 0644);
+MODULE_PARM_DESC(reset_timeout_ms,
+		 "How long reset-aware clients keep their state for a device that was unregistered by a reset, in ms [100..3600000] (default 30000)");
+
+/*
+ * reset_policy: "explicit" (default): only an unregistration the driver
+ * (ib_device_reset_expect) or the admin (sysfs reset/expect) marked is a
+ * reset.  "unregister": every unregistration is a possible reset, kept for
+ * reset_timeout_ms.
+ */
+enum { RESET_POLICY_EXPLICIT, RESET_POLICY_UNREGISTER };
+static const char * const reset_policy_names[] = {
+	[RESET_POLICY_EXPLICIT] = "explicit",
+	[RESET_POLICY_UNREGISTER] = "unregister",
+};
+static int reset_policy = RESET_POLICY_EXPLICIT;
+
+static int reset_policy_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(reset_policy_names, val);
+
+	if (i < 0) {
+		pr_warn("reset_policy: '%s' is neither 'explicit' nor 'unregister'\n",
+			strim((char *)val));
+		return -EINVAL;
+	}
+	WRITE_ONCE(reset_policy, i);
+	return 0;
+}
+
+static int reset_policy_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", reset_policy_names[READ_ONCE(reset_policy)]);
+}
+
+static const struct kernel_param_ops reset_policy_ops = {
+	.set = reset_policy_set,
+	.get = reset_policy_get,
+};
+module_param_cb(reset_policy, &reset_policy_ops, NULL, 0644);
+MODULE_PARM_DESC(reset_policy,
+		 "Which unregistrations are resets: explicit (marked by the driver or the admin, default) or unregister (every one)");
+
+/*
+ * reset_lock protects every list below and every field of the structures
+ * on them unless a field says otherwise.  It is never held across a client
+ * or driver callback: callbacks may sleep and call back into ib_core.
+ * Lock order: device->unregistration_lock, then reset_lock.
+ */
+static DEFINE_MUTEX(reset_lock);
+
+/* Reset-aware clients (ib_register_client_reset_ops). */
+struct reset_client {
+	struct list_head list;
+	struct ib_client *client;
+	const struct ib_reset_ops *ops;
+};
+static LIST_HEAD(reset_clients);
+
+/* Driver hooks for in-place resets, by enum rdma_driver_id. */
+#define RESET_MAX_DRIVERS	64
+static int (*driver_reset[RESET_MAX_DRIVERS])(struct ib_device *dev);
+
+/*
+ * Per identity: what admins see in sysfs, and the "expect a reset" mark.
+ * Kept while a device of that identity is registered or a reset of it is
+ * pending; freed on a real removal.
+ */
+struct reset_ident {
+	struct list_head list;
+	u32 driver_id;
+	__be64 node_guid;
+	bool expect;		/* the next unregistration is a reset */
+	unsigned int count;	/* completed resets */
+	u64 last_ms;
+	const char *last_outcome;	/* static string */
+};
+static LIST_HEAD(reset_idents);
+
+/* A client's state kept across a reset. */
+struct reset_kept {
+	struct list_head list;
+	struct ib_client *client;
+	const struct ib_reset_ops *ops;
+	void *client_data;
+};
+
+/*
+ * One reset in progress.
+ *
+ * @dev: the device while it goes down (prepare) and, once claimed, while it
+ * comes back (done).  It is only ever compared with the device a hook runs
+ * for, and set to NULL before an unregistered device can be freed: nothing
+ * dereferences it.
+ */
+struct ib_reset {
+	struct list_head list;
+	u32 driver_id;
+	__be64 node_guid;
+	char name[IB_DEVICE_NAME_MAX];
+	const char *kind;	/* "in-place" or "re-register" */
+	struct ib_device *dev;
+	bool coming_back;	/* clients get reset_done, not prepare */
+	ktime_t start;
+	struct list_head kept;	/* struct reset_kept, in prepare order */
+	struct delayed_work timeout;
+};
+static LIST_HEAD(resets);
+
+static const struct ib_reset_ops *client_ops(struct ib_client *client)
+{
+	struct reset_client *rc;
+
+	lockdep_assert_held(&reset_lock);
+	list_for_each_entry(rc, &reset_clients, list)
+		if (rc->client == client)
+			return rc->ops;
+	return NULL;
+}
+
+static struct reset_ident *find_ident(u32 driver_id, __be64 node_guid,
+				      bool create)
+{
+	struct reset_ident *id;
+
+	lockdep_assert_held(&reset_lock);
+	list_for_each_entry(id, &reset_idents, list)
+		if (id->driver_id == driver_id && id->node_guid == node_guid)
+			return id;
+	if (!create)
+		return NULL;
+	id = kzalloc(sizeof(*id), GFP_KERNEL);
+	if (!id)
+		return NULL;
+	id->driver_id = driver_id;
+	id->node_guid = node_guid;
+	id->last_outcome = "none";
+	list_add(&id->list, &reset_idents);
+	return id;
+}
+
+static struct ib_reset *find_reset_by_dev(struct ib_device *dev)
+{
+	struct ib_reset *r;
+
+	lockdep_assert_held(&reset_lock);
+	list_for_each_entry(r, &resets, list)
+		if (r->dev == dev)
+			return r;
+	return NULL;
+}
+
+static struct ib_reset *find_reset_by_ident(u32 driver_id, __be64 node_guid)
+{
+	struct ib_reset *r;
+
+	lockdep_assert_held(&reset_lock);
+	list_for_each_entry(r, &resets, list)
+		if (r->driver_id == driver_id && r->node_guid == node_guid)
+			return r;
+	return NULL;
+}
+
+static void reset_uevent(struct kobject *kobj, const char *phase,
+			 const char *name, __be64 node_guid)
+{
+	char ev_phase[32], ev_dev[16 + IB_DEVICE_NAME_MAX], ev_guid[48];
+	char *envp[] = { ev_phase, ev_dev, ev_guid, NULL };
+
+	snprintf(ev_phase, sizeof(ev_phase), "RDMA_RESET=%s", phase);
+	snprintf(ev_dev, sizeof(ev_dev), "RDMA_DEVICE=%s", name);
+	snprintf(ev_guid, sizeof(ev_guid), "RDMA_NODE_GUID=%016llx",
+		 be64_to_cpu(node_guid));
+	kobject_uevent_env(kobj, KOBJ_CHANGE, envp);
+}
+
+static void reset_timeout_work(struct work_struct *work);
+
+static struct ib_reset *reset_new(struct ib_device *dev, const char *kind)
+{
+	struct ib_reset *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return NULL;
+	r->driver_id = dev->ops.driver_id;
+	r->node_guid = dev->node_guid;
+	strscpy(r->name, dev_name(&dev->dev), sizeof(r->name));
+	r->kind = kind;
+	r->dev = dev;
+	r->start = ktime_get();
+	INIT_LIST_HEAD(&r->kept);
+	INIT_DELAYED_WORK(&r->timeout, reset_timeout_work);
+	return r;
+}
+
+/* Final teardown of every state @r still keeps, in prepare order. */
+static void reset_fail_kept(struct ib_reset *r)
+{
+	struct reset_kept *k, *tmp;
+	LIST_HEAD(kept);
+
+	mutex_lock(&reset_lock);
+	list_splice_init(&r->kept, &kept);
+	mutex_unlock(&reset_lock);
+
+	list_for_each_entry_safe(k, tmp, &kept, list) {
+		if (k->ops->reset_failed)
+			k->ops->reset_failed(k->client_data);
+		kfree(k);
+	}
+}
+
+/* Account a finished reset (the ib_reset is off the list) and free it. */
+static void reset_finish(struct ib_reset *r, struct kobject *kobj,
+			 const char *outcome)
+{
+	u64 ms = ktime_ms_delta(ktime_get(), r->start);
+	struct reset_ident *id;
+
+	mutex_lock(&reset_lock);
+	id = find_ident(r->driver_id, r->node_guid, false);
+	if (id) {
+		id->count++;
+		id->last_ms = ms;
+		id->last_outcome = outcome;
+		/* The device is gone for good: forget its identity. */
+		if (!strcmp(outcome, "timeout") || !strcmp(outcome, "removed"))
+			list_del(&id->list);
+		else
+			id = NULL;
+	}
+	mutex_unlock(&reset_lock);
+	kfree(id);
+
+	reset_uevent(kobj, outcome, r->name, r->node_guid);
+	trace_ib_reset_finish(r->name, r->node_guid, r->kind, outcome, ms);
+	pr_info("%s: %s reset %s after %llu ms\n", r->name, r->kind, outcome, ms);
+	kfree(r);
+}
+
+/*
+ * The device of a pending re-registration reset did not come back in time:
+ * final teardown for every kept client state.
+ */
+static void reset_timeout_work(struct work_struct *work)
+{
+	struct ib_reset *r = container_of(work, struct ib_reset, timeout.work);
+
+	mutex_lock(&reset_lock);
+	if (r->coming_back) {
+		/* A registering device claimed it; that thread finishes it. */
+		mutex_unlock(&reset_lock);
+		return;
+	}
+	list_del(&r->list);
+	mutex_unlock(&reset_lock);
+
+	reset_fail_kept(r);
+	/* The device is gone: report on ib_core's module kobject. */
+	reset_finish(r, &THIS_MODULE->mkobj.kobj, "timeout");
+}
+
+/**
+ * ib_register_client_reset_ops - make an ib_client reset-aware
+ * @client: a client registered with ib_register_client()
+ * @ops: its reset callbacks; reset_prepare and reset_done are required
+ *
+ * From now on @client gets @ops->reset_prepare instead of ->remove and
+ * @ops->reset_done instead of ->add when a device resets; see struct
+ * ib_reset_ops.  The callbacks stay registered until
+ * ib_unregister_client_reset_ops() or ib_unregister_client().
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL (a callback missing, or @client not registered) or
+ * -EEXIST (already registered).
+ */
+int ib_register_client_reset_ops(struct ib_client *client,
+				 const struct ib_reset_ops *ops)
+{
+	struct reset_client *rc;
+	int ret = 0;
+
+	if (!client || !ops || !ops->reset_prepare || !ops->reset_done) {
+		pr_warn("reset ops need reset_prepare and reset_done\n");
+		return -EINVAL;
+	}
+	if (!refcount_read(&client->uses)) {
+		pr_warn("%s: register the client before its reset ops\n",
+			client->name);
+		return -EINVAL;
+	}
+	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
+	if (!rc)
+		return -ENOMEM;
+	rc->client = client;
+	rc->ops = ops;
+
+	mutex_lock(&reset_lock);
+	if (client_ops(client)) {
+		ret = -EEXIST;
+		kfree(rc);
+	} else {
+		list_add_tail(&rc->list, &reset_clients);
+	}
+	mutex_unlock(&reset_lock);
+	return ret;
+}
+EXPORT_SYMBOL(ib_register_client_reset_ops);
+
+/* Unlink @client's ops and take every kept state of it out of the resets. */
+static void reset_forget_client(struct ib_client *client)
+{
+	struct reset_kept *k, *tmp;
+	struct reset_client *rc;
+	struct ib_reset *r;
+	LIST_HEAD(kept);
+
+	mutex_lock(&reset_lock);
+	list_for_each_entry(rc, &reset_clients, list) {
+		if (rc->client == client) {
+			list_del(&rc->list);
+			kfree(rc);
+			break;
+		}
+	}
+	list_for_each_entry(r, &resets, list)
+		list_for_each_entry_safe(k, tmp, &r->kept, list)
+			if (k->client == client)
+				list_move_tail(&k->list, &kept);
+	mutex_unlock(&reset_lock);
+
+	list_for_each_entry_safe(k, tmp, &kept, list) {
+		if (k->ops->reset_failed)
+			k->ops->reset_failed(k->client_data);
+		kfree(k);
+	}
+}
+
+/**
+ * ib_unregister_client_reset_ops - stop being reset-aware
+ * @client: the client
+ *
+ * @client gets plain remove/add again.  State it has kept across a reset
+ * in progress gets its final teardown (->reset_failed) before this returns.
+ * ib_unregister_client() does the same, so calling this first is optional.
+ *
+ * Context: process context, may sleep.
+ */
+void ib_unregister_client_reset_ops(struct ib_client *client)
+{
+	reset_forget_client(client);
+}
+EXPORT_SYMBOL(ib_unregister_client_reset_ops);
+
+/**
+ * ib_register_driver_reset - register a driver's in-place reset hook
+ * @driver_id: the driver's enum rdma_driver_id
+ * @hw_reset: called by ib_device_reset() once every client has released
+ *	the device and before they get it back; returns 0 or an error, which
+ *	makes the reset fail (clients get their final teardown, then a plain
+ *	add)
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for a bad driver id, -EBUSY if one is registered.
+ */
+int ib_register_driver_reset(enum rdma_driver_id driver_id,
+			     int (*hw_reset)(struct ib_device *dev))
+{
+	int ret = 0;
+
+	if (driver_id >= RESET_MAX_DRIVERS || !hw_reset)
+		return -EINVAL;
+	mutex_lock(&reset_lock);
+	if (driver_reset[driver_id])
+		ret = -EBUSY;
+	else
+		driver_reset[driver_id] = hw_reset;
+	mutex_unlock(&reset_lock);
+	return ret;
+}
+EXPORT_SYMBOL(ib_register_driver_reset);
+
+/**
+ * ib_unregister_driver_reset - unregister a driver's in-place reset hook
+ * @driver_id: the driver's enum rdma_driver_id
+ *
+ * Context: process context, may sleep.  The driver must have unregistered
+ * its devices (ib_unregister_driver()) first, so no reset is running.
+ */
+void ib_unregister_driver_reset(enum rdma_driver_id driver_id)
+{
+	if (driver_id >= RESET_MAX_DRIVERS)
+		return;
+	mutex_lock(&reset_lock);
+	driver_reset[driver_id] = NULL;
+	mutex_unlock(&reset_lock);
+}
+EXPORT_SYMBOL(ib_unregister_driver_reset);
+
+/**
+ * ib_device_reset_expect - mark the next unregistration of @dev as a reset
+ * @dev: a registered device
+ *
+ * For drivers whose reset unregisters the device and registers a new one
+ * (mlx5 health recovery, firmware reset, devlink reload): call this before
+ * ib_unregister_device().  Reset-aware clients then get reset_prepare, keep
+ * their state, and get reset_done when a device with the same driver id and
+ * node_guid registers within reset_timeout_ms.
+ *
+ * Context: process context, may sleep.
+ */
+void ib_device_reset_expect(struct ib_device *dev)
+{
+	struct reset_ident *id;
+
+	mutex_lock(&reset_lock);
+	id = find_ident(dev->ops.driver_id, dev->node_guid, true);
+	if (id)
+		id->expect = true;
+	mutex_unlock(&reset_lock);
+}
+EXPORT_SYMBOL(ib_device_reset_expect);
+
+/**
+ * ib_device_is_resetting - is a reset of @dev in progress?
+ * @dev: the device
+ *
+ * True from the start of an in-place reset or a re-registration reset until
+ * clients got reset_done.  For ULPs that must not start connecting to a
+ * device that is going down.
+ *
+ * Context: any process context.
+ */
+bool ib_device_is_resetting(struct ib_device *dev)
+{
+	bool ret;
+
+	mutex_lock(&reset_lock);
+	ret = find_reset_by_dev(dev) ||
+	      find_reset_by_ident(dev->ops.driver_id, dev->node_guid);
+	mutex_unlock(&reset_lock);
+	return ret;
+}
+EXPORT_SYMBOL(ib_device_is_resetting);
+
+/*
+ * Hooks called by device.c.
+ */
+
+/* remove_client_context(): true if the reset took the place of ->remove. */
+bool ib_reset_client_remove(struct ib_device *dev, struct ib_client *client,
+			    void *client_data)
+{
+	const struct ib_reset_ops *ops;
+	struct reset_kept *k;
+	struct ib_reset *r;
+
+	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	mutex_lock(&reset_lock);
+	r = find_reset_by_dev(dev);
+	ops = client_ops(client);
+	if (!r || r->coming_back || !ops || !k) {
+		mutex_unlock(&reset_lock);
+		if (r && ops && !k)
+			dev_warn(&dev->dev, "%s: no memory to keep its state across the reset\n",
+				 client->name);
+		kfree(k);
+		return false;
+	}
+	k->client = client;
+	k->ops = ops;
+	k->client_data = client_data;
+	list_add_tail(&k->list, &r->kept);
+	mutex_unlock(&reset_lock);
+
+	trace_ib_reset_client(dev_name(&dev->dev), client->name, "prepare");
+	ops->reset_prepare(dev, client_data);
+	return true;
+}
+
+/* add_client_context(): true if the reset took the place of ->add. */
+bool ib_reset_client_add(struct ib_device *dev, struct ib_client *client)
+{
+	struct reset_kept *k, *found = NULL;
+	struct ib_reset *r;
+
+	mutex_lock(&reset_lock);
+	r = find_reset_by_dev(dev);
+	if (r && r->coming_back) {
+		list_for_each_entry(k, &r->kept, list) {
+			if (k->client == client) {
+				list_del(&k->list);
+				found = k;
+				break;
+			}
+		}
+	}
+	mutex_unlock(&reset_lock);
+	if (!found)
+		return false;
+
+	ib_set_client_data(dev, client, found->client_data);
+	trace_ib_reset_client(dev_name(&dev->dev), client->name, "done");
+	found->ops->reset_done(dev, found->client_data);
+	kfree(found);
+	return true;
+}
+
+/*
+ * __ib_unregister_device(), before the clients are removed: is this
+ * unregistration a reset?
+ */
+void ib_reset_device_unregistering(struct ib_device *dev)
+{
+	struct reset_ident *id;
+	struct ib_reset *r;
+	bool is_reset;
+
+	ib_reset_sysfs_remove(dev);
+
+	r = reset_new(dev, "re-register");
+	mutex_lock(&reset_lock);
+	id = find_ident(dev->ops.driver_id, dev->node_guid, false);
+	is_reset = (id && id->expect) ||
+		   READ_ONCE(reset_policy) == RESET_POLICY_UNREGISTER;
+	if (id)
+		id->expect = false;
+	if (!is_reset || !r || find_reset_by_dev(dev) ||
+	    find_reset_by_ident(dev->ops.driver_id, dev->node_guid)) {
+		/* A real removal (or an identity already resetting). */
+		if (id && !find_reset_by_ident(dev->ops.driver_id,
+					       dev->node_guid)) {
+			list_del(&id->list);
+			kfree(id);
+		}
+		mutex_unlock(&reset_lock);
+		kfree(r);
+		return;
+	}
+	list_add_tail(&r->list, &resets);
+	mutex_unlock(&reset_lock);
+
+	reset_uevent(&dev->dev.kobj, "prepare", r->name, r->node_guid);
+	trace_ib_reset_prepare(r->name, r->node_guid, r->kind);
+}
+
+/*
+ * __ib_unregister_device(), once every client is removed or prepared and
+ * before the device can be freed: wait for the identity to come back.
+ */
+void ib_reset_device_unregistered(struct ib_device *dev)
+{
+	struct ib_reset *r;
+	bool empty;
+
+	mutex_lock(&reset_lock);
+	r = find_reset_by_dev(dev);
+	if (!r) {
+		mutex_unlock(&reset_lock);
+		return;
+	}
+	r->dev = NULL;
+	empty = list_empty(&r->kept);
+	if (empty)
+		list_del(&r->list);
+	else
+		queue_delayed_work(system_unbound_wq, &r->timeout,
+				   msecs_to_jiffies(READ_ONCE(reset_timeout_ms)));
+	mutex_unlock(&reset_lock);
+
+	if (empty)	/* no reset-aware client: nothing to wait for */
+		reset_finish(r, &THIS_MODULE->mkobj.kobj, "removed");
+}
+
+/*
+ * ib_register_device(), before the clients are added: claim a pending
+ * reset of the same identity, so clients get reset_done.
+ */
+void ib_reset_device_registering(struct ib_device *dev)
+{
+	struct ib_reset *r;
+
+	mutex_lock(&reset_lock);
+	r = find_reset_by_ident(dev->ops.driver_id, dev->node_guid);
+	if (r && !r->dev && !r->coming_back) {
+		r->dev = dev;
+		r->coming_back = true;
+	} else {
+		r = NULL;
+	}
+	find_ident(dev->ops.driver_id, dev->node_guid, true);
+	mutex_unlock(&reset_lock);
+
+	/* The timeout sees coming_back and stops; wait for it if it runs. */
+	if (r)
+		cancel_delayed_work_sync(&r->timeout);
+}
+
+/* ib_register_device(), after the clients are added (@ok) or not. */
+void ib_reset_device_registered(struct ib_device *dev, bool ok)
+{
+	struct ib_reset *r;
+
+	mutex_lock(&reset_lock);
+	r = find_reset_by_dev(dev);
+	if (r)
+		list_del(&r->list);
+	mutex_unlock(&reset_lock);
+
+	if (ok)
+		ib_reset_sysfs_add(dev);
+	if (!r)
+		return;
+	r->dev = NULL;
+	/* State of clients that did not come back with the device. */
+	reset_fail_kept(r);
+	reset_finish(r, &dev->dev.kobj, ok ? "done" : "failed");
+}
+
+/* ib_unregister_client(), after the last callback: forget its state. */
+void ib_reset_client_unregistered(struct ib_client *client)
+{
+	reset_forget_client(client);
+}
+
+/*
+ * In-place reset.
+ */
+static int reset_in_place_cb(struct ib_device *dev, void *arg)
+{
+	struct ib_reset *r = arg;
+	int (*hw_reset)(struct ib_device *dev) = NULL;
+	int ret = 0;
+
+	mutex_lock(&reset_lock);
+	if (dev->ops.driver_id < RESET_MAX_DRIVERS)
+		hw_reset = driver_reset[dev->ops.driver_id];
+	mutex_unlock(&reset_lock);
+
+	if (hw_reset)
+		ret = hw_reset(dev);
+	if (ret) {
+		dev_warn(&dev->dev, "driver reset failed (%d): clients get a final teardown and a new add\n",
+			 ret);
+		reset_fail_kept(r);
+	}
+	mutex_lock(&reset_lock);
+	r->coming_back = true;
+	mutex_unlock(&reset_lock);
+	return ret;
+}
+
+/**
+ * ib_device_reset - reset a device in place
+ * @dev: a registered device.  The caller keeps the struct alive
+ *	(get_device()) but must not hold an ib_device_try_get() reference:
+ *	the reset waits for every such reference to be dropped.
+ *
+ * Reset-aware clients get reset_prepare (in remove order), the driver's
+ * hook registered with ib_register_driver_reset() runs, and the clients get
+ * reset_done (in add order) on the same device; other clients get remove
+ * and add.  ib_device_try_get() fails while no client has the device.  A
+ * second reset of a device that is resetting is refused, not queued.
+ *
+ * A driver without ->disassociate_ucontext cannot take the device away
+ * from userspace verbs users: the reset is refused while any exist.
+ *
+ * Context: process context, may sleep for as long as the clients take.
+ * Return: 0; -EBUSY (a reset in progress, the device being unregistered or
+ * moved to another namespace, or userspace users that cannot be
+ * disassociated); -ENODEV (not registered); -ENOMEM; or the driver hook's
+ * error, after which clients were re-added from scratch.
+ */
+int ib_device_reset(struct ib_device *dev)
+{
+	struct ib_reset *r;
+	int ret;
+
+	if (!dev->ops.disassociate_ucontext &&
+	    rdma_restrack_count(dev, RDMA_RESTRACK_CTX, false)) {
+		dev_warn(&dev->dev, "reset refused: userspace verbs contexts are open and the driver cannot disassociate them\n");
+		return -EBUSY;
+	}
+	r = reset_new(dev, "in-place");
+	if (!r)
+		return -ENOMEM;
+	mutex_lock(&reset_lock);
+	if (find_reset_by_dev(dev) ||
+	    find_reset_by_ident(dev->ops.driver_id, dev->node_guid)) {
+		mutex_unlock(&reset_lock);
+		kfree(r);
+		dev_warn(&dev->dev, "reset refused: a reset is in progress\n");
+		return -EBUSY;
+	}
+	list_add_tail(&r->list, &resets);
+	mutex_unlock(&reset_lock);
+
+	reset_uevent(&dev->dev.kobj, "prepare", r->name, r->node_guid);
+	trace_ib_reset_prepare(r->name, r->node_guid, r->kind);
+
+	ret = ib_device_cycle(dev, reset_in_place_cb, r);
+
+	mutex_lock(&reset_lock);
+	list_del(&r->list);
+	mutex_unlock(&reset_lock);
+	r->dev = NULL;
+	/* Not reached by the add pass (e.g. the device never came back up). */
+	reset_fail_kept(r);
+	reset_finish(r, &dev->dev.kobj, ret ? "failed" : "done");
+	return ret;
+}
+EXPORT_SYMBOL(ib_device_reset);
+
+/*
+ * sysfs: /sys/class/infiniband/<dev>/reset/
+ */
+static struct reset_ident *dev_ident(struct ib_device *dev)
+{
+	return find_ident(dev->ops.driver_id, dev->node_guid, false);
+}
+
+static ssize_t state_show(struct device *device, struct device_attribute *attr,
+			  char *buf)
+{
+	struct ib_device *dev = rdma_device_to_ibdev(device);
+	bool resetting;
+
+	mutex_lock(&reset_lock);
+	resetting = find_reset_by_dev(dev);
+	mutex_unlock(&reset_lock);
+	return sysfs_emit(buf, "%s\n", resetting ? "resetting" : "idle");
+}
+static DEVICE_ATTR_RO(state);
+
+static ssize_t count_show(struct device *device, struct device_attribute *attr,
+			  char *buf)
+{
+	struct reset_ident *id;
+	unsigned int n = 0;
+
+	mutex_lock(&reset_lock);
+	id = dev_ident(rdma_device_to_ibdev(device));
+	if (id)
+		n = id->count;
+	mutex_unlock(&reset_lock);
+	return sysfs_emit(buf, "%u\n", n);
+}
+static DEVICE_ATTR_RO(count);
+
+static ssize_t last_duration_ms_show(struct device *device,
+				     struct device_attribute *attr, char *buf)
+{
+	struct reset_ident *id;
+	u64 ms = 0;
+
+	mutex_lock(&reset_lock);
+	id = dev_ident(rdma_device_to_ibdev(device));
+	if (id)
+		ms = id->last_ms;
+	mutex_unlock(&reset_lock);
+	return sysfs_emit(buf, "%llu\n", ms);
+}
+static DEVICE_ATTR_RO(last_duration_ms);
+
+static ssize_t last_outcome_show(struct device *device,
+				 struct device_attribute *attr, char *buf)
+{
+	const char *s = "none";
+	struct reset_ident *id;
+
+	mutex_lock(&reset_lock);
+	id = dev_ident(rdma_device_to_ibdev(device));
+	if (id)
+		s = id->last_outcome;
+	mutex_unlock(&reset_lock);
+	return sysfs_emit(buf, "%s\n", s);
+}
+static DEVICE_ATTR_RO(last_outcome);
+
+/* Both write-only attributes take "1" and need CAP_SYS_ADMIN. */
+static int reset_write_check(struct ib_device *dev, const char *attr,
+			     const char *buf)
+{
+	bool v;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (kstrtobool(buf, &v) || !v) {
+		dev_warn(&dev->dev, "reset/%s: write 1\n", attr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static ssize_t trigger_store(struct device *device,
+			     struct device_attribute *attr, const char *buf,
+			     size_t count)
+{
+	struct ib_device *dev = rdma_device_to_ibdev(device);
+	int ret = reset_write_check(dev, "trigger", buf);
+
+	if (ret)
+		return ret;
+	ret = ib_device_reset(dev);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_WO(trigger);
+
+static ssize_t expect_store(struct device *device,
+			    struct device_attribute *attr, const char *buf,
+			    size_t count)
+{
+	struct ib_device *dev = rdma_device_to_ibdev(device);
+	int ret = reset_write_check(dev, "expect", buf);
+
+	if (ret)
+		return ret;
+	ib_device_reset_expect(dev);
+	return count;
+}
+static DEVICE_ATTR_WO(expect);
+
+static struct attribute *reset_attrs[] = {
+	&dev_attr_state.attr,
+	&dev_attr_count.attr,
+	&dev_attr_last_duration_ms.attr,
+	&dev_attr_last_outcome.attr,
+	&dev_attr_trigger.attr,
+	&dev_attr_expect.attr,
+	NULL,
+};
+
+static const struct attribute_group reset_attr_group = {
+	.name = "reset",
+	.attrs = reset_attrs,
+};
+
+void ib_reset_sysfs_add(struct ib_device *dev)
+{
+	if (sysfs_create_group(&dev->dev.kobj, &reset_attr_group))
+		dev_warn(&dev->dev, "no reset attributes in sysfs\n");
+}
+
+void ib_reset_sysfs_remove(struct ib_device *dev)
+{
+	struct kernfs_node *kn;
+
+	/* Absent when registration failed before it was added. */
+	kn = kernfs_find_and_get(dev->dev.kobj.sd, reset_attr_group.name);
+	if (!kn)
+		return;
+	kernfs_put(kn);
+	sysfs_remove_group(&dev->dev.kobj, &reset_attr_group);
+}
+
+/* ib_core_cleanup(): every client is gone, so no state is kept any more. */
+void ib_reset_cleanup(void)
+{
+	struct reset_ident *id, *tmp;
+
+	WARN_ON(!list_empty(&resets));
+	WARN_ON(!list_empty(&reset_clients));
+	list_for_each_entry_safe(id, tmp, &reset_idents, list) {
+		list_del(&id->list);
+		kfree(id);
+	}
+}

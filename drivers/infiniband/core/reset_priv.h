@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * ib_core internal: the hooks device.c calls into reset.c, and the one
+ * device.c service reset.c uses.
+ */
+#ifndef _IB_RESET_PRIV_H
+#define _IB_RESET_PRIV_H
+
+#include <linux/types.h>
+
+struct ib_device;
+struct ib_client;
+
+/* device.c: remove every client, run @fn, add every client back. */
+int ib_device_cycle(struct ib_device *device,
+		    int (*fn)(struct ib_device *device, void *arg), void *arg);
+
+/* reset.c hooks, see the comments at their definitions. */
+bool ib_reset_client_remove(struct ib_device *dev, struct ib_client *client,
+			    void *client_data);
+bool ib_reset_client_add(struct ib_device *dev, struct ib_client *client);
+void ib_reset_device_unregistering(struct ib_device *dev);
+void ib_reset_device_unregistered(struct ib_device *dev);
+void ib_reset_device_registering(struct ib_device *dev);
+void ib_reset_device_registered(struct ib_device *dev, bool ok);
+void ib_reset_client_unregistered(struct ib_client *client);
+void ib_reset_sysfs_add(struct ib_device *dev);
+void ib_reset_sysfs_remove(struct ib_device *dev);
+void ib_reset_cleanup(void);
+
+#endif /* _IB_RESET_PRIV_H */

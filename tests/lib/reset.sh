@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Device reset helpers: the ib_core reset interface and the test client
+# tests/modules/rr_reset_client (clients rr_a, rr_b reset-aware; rr_c not),
+# which logs "rr-ev: <client> <event> <device> id=<n>".
+
+reset_attr() { cat "/sys/class/infiniband/$1/reset/$2"; }
+
+# reset_in_place DEV: trigger an in-place reset through sysfs.
+reset_in_place() { cfg_w "/sys/class/infiniband/$1/reset/trigger" 1; }
+
+# reset_reregister DEV NETDEV: mark DEV's next unregistration as a reset,
+# delete it and add it back on NETDEV (rxe's delete + add).
+reset_reregister() {
+	cfg_w "/sys/class/infiniband/$1/reset/expect" 1
+	run rdma link delete "$1"
+	rxe_add "$1" "$2"
+}
+
+# Kernel log cursor: ev_mark, then ev_since prints the rr-ev events since.
+ev_mark() { EV_MARK=$(dmesg | wc -l); }
+ev_since() { dmesg | tail -n +"$((EV_MARK + 1))" | grep -o 'rr-ev: .*' | sed 's/^rr-ev: //'; }
+klog_since() { dmesg | tail -n +"$((EV_MARK + 1))"; }
+
+# ev_order DEV: "client event" pairs for DEV since the mark, one line.
+ev_order() { ev_since | awk -v d="$1" '$3 == d { printf "%s %s; ", $1, $2 }'; }
+
+# ev_id CLIENT EVENT DEV: the client_data id of that event since the mark.
+ev_id() { ev_since | awk -v c="$1" -v e="$2" -v d="$3" '$1 == c && $2 == e && $3 == d { sub("id=", "", $4); print $4 }' | tail -1; }
+
+# Uevents: record every kernel uevent's properties until uevent_stop.
+uevent_start() {
+	udevadm monitor --kernel --property >/tmp/uevents.log 2>&1 &
+	UEVENT_PID=$!
+	wait_for 10 "udevadm monitor" grep -q 'monitor will print' /tmp/uevents.log
+}
+uevent_stop() { kill "$UEVENT_PID" 2>/dev/null; wait "$UEVENT_PID" 2>/dev/null; }
+# uevent_seen PHASE DEV: an RDMA_RESET=PHASE uevent for DEV was sent.
+uevent_seen() {
+	awk -v p="RDMA_RESET=$1" -v d="RDMA_DEVICE=$2" '
+		/^$/ { if (hp && hd) found = 1; hp = hd = 0 }
+		$0 == p { hp = 1 } $0 == d { hd = 1 }
+		END { exit !(found || (hp && hd)) }' /tmp/uevents.log
+}
+
+rr_live() { cat /sys/module/rr_reset_client/parameters/live; }
+
+# res_counts DEV: the kernel's object counts (pd cq qp mr cm_id) on DEV.
+res_counts() { rdma resource show | awk -v d="$1:" '$2 == d { $1 = ""; print }'; }

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A reset-aware test client for the device reset tests.
+ *
+ * Registers three ib_clients, in this order: rr_a and rr_b (reset-aware)
+ * and rr_c (not).  Each allocates a PD on the device when it gets it (add
+ * or reset_done) and frees it when it lets go (remove or reset_prepare),
+ * and logs every callback as
+ *
+ *   rr-ev: <client> <event> <device> id=<client_data id>
+ *
+ * so a test can check the order of callbacks and that client_data
+ * survives a reset (same id before and after).
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/delay.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_reset.h>
+
+static unsigned int prepare_delay_ms;
+module_param(prepare_delay_ms, uint, 0644);
+MODULE_PARM_DESC(prepare_delay_ms, "sleep this long in reset_prepare (test knob)");
+
+static atomic_t live = ATOMIC_INIT(0);
+static int live_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&live));
+}
+
+static const struct kernel_param_ops live_ops = { .get = live_get };
+module_param_cb(live, &live_ops, NULL, 0444);
+MODULE_PARM_DESC(live, "client_data objects alive");
+
+static atomic_t next_id = ATOMIC_INIT(0);
+
+struct rr_data {
+	int id;
+	struct ib_pd *pd;
+};
+
+static int rr_get_device(struct ib_device *dev, struct ib_client *client,
+			 struct rr_data *d, const char *ev)
+{
+	d->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(d->pd)) {
+		pr_err("rr-ev: %s %s %s id=%d pd error %ld\n", client->name, ev,
+		       dev_name(&dev->dev), d->id, PTR_ERR(d->pd));
+		d->pd = NULL;
+		return -EIO;
+	}
+	pr_info("rr-ev: %s %s %s id=%d\n", client->name, ev,
+		dev_name(&dev->dev), d->id);
+	return 0;
+}
+
+static void rr_put_device(struct ib_device *dev, struct ib_client *client,
+			  struct rr_data *d, const char *ev)
+{
+	pr_info("rr-ev: %s %s %s id=%d\n", client->name, ev,
+		dev_name(&dev->dev), d->id);
+	if (d->pd)
+		ib_dealloc_pd(d->pd);
+	d->pd = NULL;
+}
+
+static void rr_free(struct rr_data *d)
+{
+	kfree(d);
+	atomic_dec(&live);
+}
+
+#define RR_CLIENT(x)							\
+static struct ib_client rr_##x;						\
+static int rr_##x##_add(struct ib_device *dev)				\
+{									\
+	struct rr_data *d = kzalloc(sizeof(*d), GFP_KERNEL);		\
+									\
+	if (!d)								\
+		return -ENOMEM;						\
+	atomic_inc(&live);						\
+	d->id = atomic_inc_return(&next_id);				\
+	if (rr_get_device(dev, &rr_##x, d, "add")) {			\
+		rr_free(d);						\
+		return -EIO;						\
+	}								\
+	ib_set_client_data(dev, &rr_##x, d);				\
+	return 0;							\
+}									\
+static void rr_##x##_remove(struct ib_device *dev, void *data)		\
+{									\
+	rr_put_device(dev, &rr_##x, data, "remove");			\
+	rr_free(data);							\
+}									\
+static void rr_##x##_prepare(struct ib_device *dev, void *data)		\
+{									\
+	rr_put_device(dev, &rr_##x, data, "prepare");			\
+	if (prepare_delay_ms)						\
+		msleep(prepare_delay_ms);				\
+}									\
+static void rr_##x##_done(struct ib_device *dev, void *data)		\
+{									\
+	struct rr_data *d = ib_get_client_data(dev, &rr_##x);		\
+									\
+	if (d != data)							\
+		pr_err("rr-ev: " #x " client_data mismatch\n");		\
+	rr_get_device(dev, &rr_##x, data, "done");			\
+}									\
+static void rr_##x##_failed(void *data)					\
+{									\
+	struct rr_data *d = data;					\
+									\
+	pr_info("rr-ev: rr_" #x " failed - id=%d\n", d->id);		\
+	rr_free(d);							\
+}									\
+static struct ib_client rr_##x = {					\
+	.name = "rr_" #x,						\
+	.add = rr_##x##_add,						\
+	.remove = rr_##x##_remove,					\
+};									\
+static const struct ib_reset_ops __maybe_unused rr_##x##_reset_ops = {\
+	.reset_prepare = rr_##x##_prepare,				\
+	.reset_done = rr_##x##_done,					\
+	.reset_failed = rr_##x##_failed,				\
+}
+
+RR_CLIENT(a);
+RR_CLIENT(b);
+RR_CLIENT(c);
+
+static int __init rr_init(void)
+{
+	int ret;
+
+	ret = ib_register_client(&rr_a);
+	if (ret)
+		return ret;
+	ret = ib_register_client_reset_ops(&rr_a, &rr_a_reset_ops);
+	if (ret)
+		goto out_a;
+	ret = ib_register_client(&rr_b);
+	if (ret)
+		goto out_a;
+	ret = ib_register_client_reset_ops(&rr_b, &rr_b_reset_ops);
+	if (ret)
+		goto out_b;
+	/* rr_c stays unaware of resets: it must see remove/add. */
+	ret = ib_register_client(&rr_c);
+	if (ret)
+		goto out_b;
+	/* Bad input is refused: ops without reset_done. */
+	if (ib_register_client_reset_ops(&rr_c, &(struct ib_reset_ops){
+			.reset_prepare = rr_c_prepare }) != -EINVAL)
+		pr_err("rr-ev: incomplete reset ops were accepted\n");
+	return 0;
+
+out_b:
+	ib_unregister_client(&rr_b);
+out_a:
+	ib_unregister_client(&rr_a);
+	return ret;
+}
+
+static void __exit rr_exit(void)
+{
+	ib_unregister_client(&rr_c);
+	ib_unregister_client(&rr_b);
+	ib_unregister_client(&rr_a);
+	if (atomic_read(&live))
+		pr_err("rr-ev: %d client_data objects leaked\n", atomic_read(&live));
+}
+
+module_init(rr_init);
+module_exit(rr_exit);
+MODULE_DESCRIPTION("rdma-reset test client: records reset callbacks");
+MODULE_LICENSE("GPL");
