@@ -128,6 +128,10 @@ RR_CLIENT(a);
 RR_CLIENT(b);
 RR_CLIENT(c);
 
+static const struct ib_reset_ops rr_incomplete_ops = {
+	.reset_prepare = rr_c_prepare,
+};
+
 static int __init rr_init(void)
 {
 	int ret;
@@ -149,9 +153,9 @@ static int __init rr_init(void)
 	if (ret)
 		goto out_b;
 	/* Bad input is refused: ops without reset_done. */
-	if (ib_register_client_reset_ops(&rr_c, &(struct ib_reset_ops){
-			.reset_prepare = rr_c_prepare }) != -EINVAL)
-		pr_err("rr-ev: incomplete reset ops were accepted\n");
+	ret = ib_register_client_reset_ops(&rr_c, &rr_incomplete_ops);
+	if (ret != -EINVAL)
+		pr_err("rr-ev: incomplete reset ops were accepted (%d)\n", ret);
 	return 0;
 
 out_b:

@@ -72,6 +72,7 @@ static const char * const reset_policy_names[] = {
 	[RESET_POLICY_EXPLICIT] = "explicit",
 	[RESET_POLICY_UNREGISTER] = "unregister",
 };
+
 static int reset_policy = RESET_POLICY_EXPLICIT;
 
 static int reset_policy_set(const char *val, const struct kernel_param *kp)
@@ -114,6 +115,7 @@ struct reset_client {
 	struct ib_client *client;
 	const struct ib_reset_ops *ops;
 };
+
 static LIST_HEAD(reset_clients);
 
 /* Driver hooks for in-place resets, by enum rdma_driver_id. */
@@ -134,6 +136,7 @@ struct reset_ident {
 	u64 last_ms;
 	const char *last_outcome;	/* static string */
 };
+
 static LIST_HEAD(reset_idents);
 
 /* A client's state kept across a reset. */
@@ -164,6 +167,7 @@ struct ib_reset {
 	struct list_head kept;	/* struct reset_kept, in prepare order */
 	struct delayed_work timeout;
 };
+
 static LIST_HEAD(resets);
 
 static const struct ib_reset_ops *client_ops(struct ib_client *client)
@@ -224,8 +228,12 @@ static void reset_uevent(struct kobject *kobj, const char *phase,
 			 const char *name, __be64 node_guid)
 {
 	char ev_phase[32], ev_dev[16 + IB_DEVICE_NAME_MAX], ev_guid[48];
-	char *envp[] = { ev_phase, ev_dev, ev_guid, NULL };
+	char *envp[4];
 
+	envp[0] = ev_phase;
+	envp[1] = ev_dev;
+	envp[2] = ev_guid;
+	envp[3] = NULL;
 	snprintf(ev_phase, sizeof(ev_phase), "RDMA_RESET=%s", phase);
 	snprintf(ev_dev, sizeof(ev_dev), "RDMA_DEVICE=%s", name);
 	snprintf(ev_guid, sizeof(ev_guid), "RDMA_NODE_GUID=%016llx",
