@@ -496,7 +496,8 @@ EXPORT_SYMBOL(ib_device_reset_expect);
  * clients got reset_done.  For ULPs that must not start connecting to a
  * device that is going down.
  *
- * Context: any process context.
+ * Context: any process context (takes a mutex).
+ * Return: true while a reset of @dev, or of its identity, is in progress.
  */
 bool ib_device_is_resetting(struct ib_device *dev)
 {
