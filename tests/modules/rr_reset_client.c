@@ -11,16 +11,27 @@
  *
  * so a test can check the order of callbacks and that client_data
  * survives a reset (same id before and after).
+ *
+ * With listen=IP:PORT it also listens there with RDMA CM, asks for reset
+ * notifications and logs them ("rr-ev: cm <event> - id=0"), and logs a
+ * DEVICE_REMOVAL of the listener ("rr-ev: cm removal - id=0").
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_reset.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rdma_cm_reset.h>
+#include <linux/inet.h>
 
 static unsigned int prepare_delay_ms;
 module_param(prepare_delay_ms, uint, 0644);
 MODULE_PARM_DESC(prepare_delay_ms, "sleep this long in reset_prepare (test knob)");
+
+static char *listen;
+module_param(listen, charp, 0444);
+MODULE_PARM_DESC(listen, "IPv4:port to listen on with RDMA CM");
 
 static atomic_t live = ATOMIC_INIT(0);
 static int live_get(char *buf, const struct kernel_param *kp)
@@ -128,6 +139,77 @@ RR_CLIENT(a);
 RR_CLIENT(b);
 RR_CLIENT(c);
 
+/* The listener; NULL once handed to RDMA CM (DEVICE_REMOVAL) or stopped. */
+static struct rdma_cm_id *rr_listen_id;
+
+static int rr_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		pr_info("rr-ev: cm removal - id=0\n");
+		/* Ours to destroy unless rr_listen_stop() already took it. */
+		return cmpxchg(&rr_listen_id, id, NULL) == id;
+	}
+	/* Connection requests are refused: this is a listener only. */
+	return 1;
+}
+
+static void rr_cm_reset(struct rdma_cm_id *id, enum rdma_cm_reset_event ev)
+{
+	static const char * const names[] = {
+		[RDMA_CM_RESET_PREPARE] = "prepare",
+		[RDMA_CM_RESET_DONE] = "done",
+		[RDMA_CM_RESET_FAILED] = "failed",
+	};
+
+	pr_info("rr-ev: cm %s - id=0\n", names[ev]);
+}
+
+static int rr_listen_start(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rdma_cm_id *id;
+	char ip[16];
+	const char *colon;
+	u16 port;
+	int ret;
+
+	colon = strchr(listen, ':');
+	if (!colon || colon - listen >= sizeof(ip) || kstrtou16(colon + 1, 10, &port)) {
+		pr_err("rr_reset_client: listen=%s: expected IPv4:port\n", listen);
+		return -EINVAL;
+	}
+	strscpy(ip, listen, colon - listen + 1);
+	if (!in4_pton(ip, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL)) {
+		pr_err("rr_reset_client: listen=%s: bad IPv4 address\n", listen);
+		return -EINVAL;
+	}
+	sin.sin_port = htons(port);
+
+	id = rdma_create_id(&init_net, rr_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(id, 8);
+	if (!ret)
+		ret = rdma_set_reset_handler(id, rr_cm_reset);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ret;
+	}
+	rr_listen_id = id;
+	return 0;
+}
+
+static void rr_listen_stop(void)
+{
+	struct rdma_cm_id *id = xchg(&rr_listen_id, NULL);
+
+	if (id)
+		rdma_destroy_id(id);
+}
+
 static const struct ib_reset_ops rr_incomplete_ops = {
 	.reset_prepare = rr_c_prepare,
 };
@@ -156,6 +238,13 @@ static int __init rr_init(void)
 	ret = ib_register_client_reset_ops(&rr_c, &rr_incomplete_ops);
 	if (ret != -EINVAL)
 		pr_err("rr-ev: incomplete reset ops were accepted (%d)\n", ret);
+	if (listen) {
+		ret = rr_listen_start();
+		if (ret) {
+			ib_unregister_client(&rr_c);
+			goto out_b;
+		}
+	}
 	return 0;
 
 out_b:
@@ -167,6 +256,7 @@ out_a:
 
 static void __exit rr_exit(void)
 {
+	rr_listen_stop();
 	ib_unregister_client(&rr_c);
 	ib_unregister_client(&rr_b);
 	ib_unregister_client(&rr_a);

@@ -291,7 +291,7 @@ static void reset_finish(struct ib_reset *r, struct kobject *kobj,
 		id->last_ms = ms;
 		id->last_outcome = outcome;
 		/* The device is gone for good: forget its identity. */
-		if (!strcmp(outcome, "timeout") || !strcmp(outcome, "removed"))
+		if (!strcmp(outcome, "timeout"))
 			list_del(&id->list);
 		else
 			id = NULL;
@@ -489,6 +489,20 @@ void ib_device_reset_expect(struct ib_device *dev)
 EXPORT_SYMBOL(ib_device_reset_expect);
 
 /**
+ * ib_reset_timeout_ms - how long reset-aware state is kept
+ *
+ * For users that keep state of their own across a re-registration reset
+ * (RDMA CM's kept listeners) and must give up when ib_core does.
+ *
+ * Return: the reset_timeout_ms parameter of ib_core, in milliseconds.
+ */
+unsigned int ib_reset_timeout_ms(void)
+{
+	return READ_ONCE(reset_timeout_ms);
+}
+EXPORT_SYMBOL(ib_reset_timeout_ms);
+
+/**
  * ib_device_is_resetting - is a reset of @dev in progress?
  * @dev: the device
  *
@@ -619,25 +633,19 @@ void ib_reset_device_unregistering(struct ib_device *dev)
 void ib_reset_device_unregistered(struct ib_device *dev)
 {
 	struct ib_reset *r;
-	bool empty;
 
 	mutex_lock(&reset_lock);
 	r = find_reset_by_dev(dev);
-	if (!r) {
-		mutex_unlock(&reset_lock);
-		return;
-	}
-	r->dev = NULL;
-	empty = list_empty(&r->kept);
-	if (empty)
-		list_del(&r->list);
-	else
+	if (r) {
+		/*
+		 * Wait for the identity even if no client kept state: RDMA CM
+		 * keeps listeners of its own, and admins count the reset.
+		 */
+		r->dev = NULL;
 		queue_delayed_work(system_unbound_wq, &r->timeout,
 				   msecs_to_jiffies(READ_ONCE(reset_timeout_ms)));
+	}
 	mutex_unlock(&reset_lock);
-
-	if (empty)	/* no reset-aware client: nothing to wait for */
-		reset_finish(r, &THIS_MODULE->mkobj.kobj, "removed");
 }
 
 /*
