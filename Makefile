@@ -32,8 +32,6 @@ endif
 SRC	:= $(B)/src
 KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
 
-OUR_FILES := Kbuild $(shell find drivers include patches tests/modules -type f 2>/dev/null)
-
 .PHONY: all modules deps refresh kernel src install uninstall check demo clean distclean
 
 all: modules
@@ -54,13 +52,12 @@ $(KERNELDIR)/deb-version: $(B)/kversion.mk
 
 kernel: $(KERNELDIR)/deb-version
 
-$(B)/src.stamp: $(KERNELDIR)/deb-version $(OUR_FILES) scripts/prepare-src.sh
+# Staging is cheap (the extracted subtrees are cached) and syncs by content,
+# so it runs every time: no stale tree after a rename or a checkout.
+src: $(KERNELDIR)/deb-version
 	@scripts/prepare-src.sh $(TOP) $(KERNELDIR) $(SRC)
-	@touch $@
 
-src: $(B)/src.stamp
-
-modules: $(B)/src.stamp
+modules: src
 	+$(KMAKE) -j$(JOBS) modules
 	@scripts/abi-check.sh $(KDIR)/Module.symvers $(SRC)/Module.symvers
 
@@ -79,7 +76,7 @@ demo: modules
 
 clean:
 	-[ -d $(SRC) ] && [ -d $(KDIR) ] && $(KMAKE) clean
-	rm -rf $(B)/tests $(B)/vm $(B)/src.stamp
+	rm -rf $(B)/tests $(B)/vm
 
 distclean:
 	rm -rf $(B)

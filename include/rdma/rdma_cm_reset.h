@@ -15,7 +15,11 @@
 struct rdma_cm_id;
 
 enum rdma_cm_reset_event {
-	RDMA_CM_RESET_PREPARE,	/* the listener was detached and is kept */
+	/*
+	 * A listener: it was detached and is kept.  Any other id: its
+	 * DEVICE_REMOVAL, which follows, is a reset.
+	 */
+	RDMA_CM_RESET_PREPARE,
 	RDMA_CM_RESET_DONE,	/* it listens again on the device that is back */
 	RDMA_CM_RESET_FAILED,	/* the device did not come back; DEVICE_REMOVAL follows */
 };

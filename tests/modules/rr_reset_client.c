@@ -14,7 +14,10 @@
  *
  * With listen=IP:PORT it also listens there with RDMA CM, asks for reset
  * notifications and logs them ("rr-ev: cm <event> - id=0"), and logs a
- * DEVICE_REMOVAL of the listener ("rr-ev: cm removal - id=0").
+ * DEVICE_REMOVAL of the listener ("rr-ev: cm removal - id=0").  With
+ * resolve=IP it resolves a route to IP from an id that also asks for reset
+ * notifications ("rr-ev: cmr <event> - id=0"): an id attached to a device
+ * that is not a listener.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -32,6 +35,10 @@ MODULE_PARM_DESC(prepare_delay_ms, "sleep this long in reset_prepare (test knob)
 static char *listen;
 module_param(listen, charp, 0444);
 MODULE_PARM_DESC(listen, "IPv4:port to listen on with RDMA CM");
+
+static char *resolve;
+module_param(resolve, charp, 0444);
+MODULE_PARM_DESC(resolve, "IPv4 address to resolve a route to with RDMA CM");
 
 static atomic_t live = ATOMIC_INIT(0);
 static int live_get(char *buf, const struct kernel_param *kp)
@@ -202,10 +209,62 @@ static int rr_listen_start(void)
 	return 0;
 }
 
+/* The resolving id; NULL once handed to RDMA CM or stopped. */
+static struct rdma_cm_id *rr_resolve_id;
+
+static int rr_cmr_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		pr_info("rr-ev: cmr resolved %s id=0\n", dev_name(&id->device->dev));
+		return 0;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		pr_info("rr-ev: cmr removal - id=0\n");
+		return cmpxchg(&rr_resolve_id, id, NULL) == id;
+	default:
+		pr_info("rr-ev: cmr event %d - id=0\n", ev->event);
+		return 0;
+	}
+}
+
+static void rr_cmr_reset(struct rdma_cm_id *id, enum rdma_cm_reset_event ev)
+{
+	pr_info("rr-ev: cmr %s - id=0\n",
+		ev == RDMA_CM_RESET_PREPARE ? "prepare" : "other");
+}
+
+static int rr_resolve_start(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (!in4_pton(resolve, -1, (u8 *)&sin.sin_addr.s_addr, -1, NULL)) {
+		pr_err("rr_reset_client: resolve=%s: bad IPv4 address\n", resolve);
+		return -EINVAL;
+	}
+	id = rdma_create_id(&init_net, rr_cmr_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	ret = rdma_set_reset_handler(id, rr_cmr_reset);
+	if (!ret)
+		ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&sin, 2000);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ret;
+	}
+	rr_resolve_id = id;
+	return 0;
+}
+
 static void rr_listen_stop(void)
 {
 	struct rdma_cm_id *id = xchg(&rr_listen_id, NULL);
 
+	if (id)
+		rdma_destroy_id(id);
+	id = xchg(&rr_resolve_id, NULL);
 	if (id)
 		rdma_destroy_id(id);
 }
@@ -238,12 +297,15 @@ static int __init rr_init(void)
 	ret = ib_register_client_reset_ops(&rr_c, &rr_incomplete_ops);
 	if (ret != -EINVAL)
 		pr_err("rr-ev: incomplete reset ops were accepted (%d)\n", ret);
-	if (listen) {
+	ret = 0;
+	if (listen)
 		ret = rr_listen_start();
-		if (ret) {
-			ib_unregister_client(&rr_c);
-			goto out_b;
-		}
+	if (!ret && resolve)
+		ret = rr_resolve_start();
+	if (ret) {
+		rr_listen_stop();
+		ib_unregister_client(&rr_c);
+		goto out_b;
 	}
 	return 0;
 

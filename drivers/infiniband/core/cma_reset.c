@@ -181,6 +181,25 @@ bool cma_reset_keep_listener(struct rdma_id_private *id_priv)
 }
 
 /**
+ * cma_reset_notify_removal - an id of a resetting device is being removed
+ * @id_priv: an id that gets RDMA_CM_EVENT_DEVICE_REMOVAL next
+ *
+ * An id that asked for reset events learns, just before its
+ * DEVICE_REMOVAL, that the removal is a reset (RDMA_CM_RESET_PREPARE): it
+ * must still be destroyed (its QP is on the device), but its owner can
+ * expect the device back (ib_client reset_done) and reconnect then.
+ *
+ * Context: process context, no cma lock held.
+ */
+void cma_reset_notify_removal(struct rdma_id_private *id_priv)
+{
+	struct ib_device *dev = id_priv->id.device;
+
+	if (dev && ib_device_is_resetting(dev))
+		notify(id_priv, RDMA_CM_RESET_PREPARE);
+}
+
+/**
  * cma_reset_forget - rdma_destroy_id() of a possibly kept listener
  * @id_priv: the id being destroyed
  *
@@ -353,7 +372,9 @@ static struct notifier_block cma_reset_inet6addr_nb = {
  *	kept across a reset of its device, RDMA_CM_RESET_DONE when it
  *	listens again, and RDMA_CM_RESET_FAILED just before the
  *	RDMA_CM_EVENT_DEVICE_REMOVAL that ends a reset whose device did not
- *	come back; NULL to stop
+ *	come back.  Any other id (connected, connecting) of a resetting
+ *	device gets RDMA_CM_RESET_PREPARE just before its DEVICE_REMOVAL, so
+ *	it can tell a reset from a removal.  NULL to stop.
  *
  * The events are informational: the listener is kept whether or not it
  * asked for them.  They are delivered through this separate callback, not

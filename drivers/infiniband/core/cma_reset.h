@@ -22,6 +22,7 @@ void cma_reset_remove_put(struct rdma_id_private *id_priv);
 /* cma_reset.c hooks, for cma.c. */
 bool cma_reset_keep_listener(struct rdma_id_private *id_priv);
 void cma_reset_forget(struct rdma_id_private *id_priv);
+void cma_reset_notify_removal(struct rdma_id_private *id_priv);
 void cma_reset_device_added(void);
 int cma_reset_init(void);
 void cma_reset_exit(void);
