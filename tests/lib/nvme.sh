@@ -49,7 +49,7 @@ nvme_connect() {
 	run modprobe nvme-rdma
 	run nvme connect -t rdma -a "$1" -s "$NVME_PORT" -n "$NVME_NQN" \
 		-q "nqn.2014-08.org.nvmexpress:uuid:$NVME_HOSTID" -I "$NVME_HOSTID" \
-		-l 20 -c 1
+		-l "${NVME_LOSS_TMO:-60}" -c "${NVME_RECONNECT_DELAY:-1}"
 	wait_for 20 "an nvme namespace of $NVME_NQN" nvme_dev
 }
 
@@ -79,4 +79,57 @@ nvme_ctrl_state() {
 nvme_disconnect() {
 	nvme disconnect -n "$NVME_NQN" >/dev/null 2>&1
 	wait_for 20 "controller gone" sh -c '! ls /sys/class/nvme/ 2>/dev/null | grep -q nvme'
+}
+
+# blkdev_id DEV: major:minor of a block device node.
+blkdev_id() { stat -L -c '%t:%T' "$1"; }
+
+# writes_done DEV: write I/Os completed on DEV (field 5 of its stat).
+writes_done() { awk '{ print $5 }' "/sys/block/${1#/dev/}/stat"; }
+
+# fio_during DEV CMD...: write DEV with crc32c-tagged random blocks, run
+# CMD once fio is writing, then let fio finish and read everything back.
+# Fails on any I/O error or verify failure.
+fio_during() {
+	local dev=$1 w0 pid
+	shift
+	[ -b "$dev" ] || fail "$dev is not a block device"
+	w0=$(writes_done "$dev")
+	fio --name=during --filename="$dev" --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs=4k --iodepth=8 --size="${FIO_SIZE:-48M}" \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--output=/tmp/fio-during.log &
+	pid=$!
+	wait_for 30 "fio writing to $dev" sh -c "[ \$(awk '{ print \$5 }' /sys/block/${dev#/dev/}/stat) -gt $((w0 + 200)) ]"
+	log "fio is writing; running: $*"
+	"$@"
+	wait "$pid" || { cat /tmp/fio-during.log; fail "fio failed across: $*"; }
+	grep -q 'err= 0' /tmp/fio-during.log || { cat /tmp/fio-during.log; fail "fio reported errors across: $*"; }
+	log "fio: written through '$*' and verified, no errors"
+}
+
+nvme_live() { [ "$(nvme_ctrl_state)" = live ]; }
+
+# Reset actions for fio_during; each returns once the device is back.
+reset_tgt_in_place() { reset_in_place "$TGT_DEV"; }
+reset_ini_in_place() { reset_in_place "$INI_DEV"; }
+reset_tgt_reregister() { reset_reregister "$TGT_DEV" veth1; }
+reset_ini_reregister() { reset_reregister "$INI_DEV" veth0; }
+reset_both_tgt_first() { reset_in_place "$TGT_DEV"; reset_in_place "$INI_DEV"; }
+reset_both_ini_first() { reset_in_place "$INI_DEV"; reset_in_place "$TGT_DEV"; }
+reset_both_reregister() { reset_reregister "$TGT_DEV" veth1; reset_reregister "$INI_DEV" veth0; }
+
+# nvme_survives ACTION: run ACTION under fio; the same namespace device,
+# zero errors, and the controller live again.
+nvme_survives() {
+	local dev id
+	dev=$(nvme_dev) || fail "no namespace"
+	id=$(blkdev_id "$dev")
+	ev_mark
+	fio_during "$dev" "$1"
+	wait_for 30 "controller live after $1" nvme_live
+	[ "$(nvme_dev)" = "$dev" ] || fail "$1: namespace is $(nvme_dev), was $dev"
+	[ "$(blkdev_id "$dev")" = "$id" ] || fail "$1: $dev is now $(blkdev_id "$dev"), was $id"
+	klog_since | grep -q "Removing ctrl" && fail "$1: a controller was deleted"
+	log "$1: $dev ($id) survived"
 }

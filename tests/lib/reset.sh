@@ -47,3 +47,12 @@ rr_live() { cat /sys/module/rr_reset_client/parameters/live; }
 
 # res_counts DEV: the kernel's object counts (pd cq qp mr cm_id) on DEV.
 res_counts() { rdma resource show | awk -v d="$1:" '$2 == d { $1 = ""; print }'; }
+
+# klog_gap REGEX1 REGEX2: seconds between the last kernel log lines since
+# the mark matching REGEX1 and REGEX2 (by their kernel timestamps).
+klog_gap() {
+	klog_since | awk -v a="$1" -v b="$2" '
+		{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
+		$0 ~ a { ta = t } $0 ~ b { tb = t }
+		END { if (ta == "" || tb == "") exit 1; printf "%.3f\n", tb - ta }'
+}
