@@ -87,3 +87,37 @@ iser_logout() {
 	iscsiadm -m node -o delete -T "$ISER_IQN" -p "$p" -I iser >/dev/null
 	iscsid_stop
 }
+
+# iser_state: our session's state (LOGGED_IN, FAILED, FREE).
+iser_state() {
+	local s
+	for s in /sys/class/iscsi_session/session*; do
+		[ "$(cat "$s/targetname" 2>/dev/null)" = "$ISER_IQN" ] && { cat "$s/state"; return 0; }
+	done
+	return 1
+}
+iser_logged_in() { [ "$(iser_state)" = LOGGED_IN ]; }
+
+# iser_recovery ACTION: run ACTION (a reset that returns once the device is
+# back), then time until the session is logged in again; sets RECOVERY.
+iser_recovery() {
+	local t0
+	"$1"
+	t0=$(date +%s.%N)
+	wait_for 60 "the iSER session logged in after $1" iser_logged_in
+	RECOVERY=$(echo "$(date +%s.%N) - $t0" | bc)
+}
+
+# iser_survives ACTION: ACTION under fio; the same SCSI disk, no errors.
+iser_survives() {
+	local dev id hctl
+	dev=$(iser_dev) || fail "no iSER disk"
+	id=$(blkdev_id "$dev")
+	hctl=$(ls "/sys/block/${dev#/dev/}/device/scsi_device")
+	ev_mark
+	fio_during "$dev" iser_recovery "$1"
+	[ "$(iser_dev)" = "$dev" ] || fail "$1: the disk is now $(iser_dev), was $dev"
+	[ "$(blkdev_id "$dev")" = "$id" ] || fail "$1: $dev is now $(blkdev_id "$dev"), was $id"
+	[ "$(ls "/sys/block/${dev#/dev/}/device/scsi_device")" = "$hctl" ] || fail "$1: SCSI address changed"
+	log "$1: $dev ($hctl) survived; logged in ${RECOVERY}s after the device was back"
+}
