@@ -7,6 +7,7 @@
 #   make uninstall    remove them again
 #   make check        build, then run every VM test case (tests/cases)
 #   make demo         build, then boot a VM showing the main job
+#   make bench        build, then run the benchmarks (bench/) and print a table
 #   make deps         install the Debian packages the project needs
 #   make refresh      forget the resolved kernel version (pick the archive's newest)
 #   make clean        remove build products (keeps downloads and the extracted kernel)
@@ -32,7 +33,7 @@ endif
 SRC	:= $(B)/src
 KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
 
-.PHONY: all modules deps refresh kernel src install uninstall check demo clean distclean
+.PHONY: all modules deps refresh kernel src install uninstall check demo bench clean distclean
 
 all: modules
 
@@ -73,6 +74,10 @@ check: modules
 
 demo: modules
 	@tests/demo.sh
+
+# Benchmarks: not part of check (minutes of VM time); see bench/run.sh.
+bench: modules
+	@bench/run.sh $(CASES)
 
 clean:
 	-[ -d $(SRC) ] && [ -d $(KDIR) ] && $(KMAKE) clean

@@ -106,7 +106,7 @@ for batch in "${batches[@]}"; do
 			-nodefaults -no-reboot -display none -monitor none \
 			-serial "file:$D/console.log" \
 			-kernel "$VMLINUZ" -initrd "$INITRD" \
-			-append "console=ttyS0 panic=-1 printk.time=1 net.ifnames=0" \
+			-append "console=ttyS0 panic=-1 printk.time=1 net.ifnames=0 log_buf_len=8M" \
 			-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 			-virtfs "local,path=$D,mount_tag=results,security_model=none" \
 			>"$D/qemu.log" 2>&1

@@ -11,6 +11,7 @@ ISER_PORT=3260
 iser_target_setup() {
 	local addr=$1 t=$LIO/iscsi/$ISER_IQN/tpgt_1
 	run modprobe ib_isert
+	iser_target_teardown	# whatever an earlier, failed case left
 	lio_fileio iser0
 	mkdir -p "$LIO/iscsi/$ISER_IQN" || fail "mkdir iqn"
 	mkdir "$t" "$t/np/$addr:$ISER_PORT" || fail "mkdir tpg/portal"
@@ -59,6 +60,8 @@ iscsid_stop() {
 iser_login() {
 	local p=$1:$ISER_PORT
 	iscsid_start
+	# A session an earlier, failed case left behind.
+	iscsiadm -m node -T "$ISER_IQN" -p "$p" -I iser --logout >/dev/null 2>&1
 	run iscsiadm -m node -o new -T "$ISER_IQN" -p "$p" -I iser
 	run iscsiadm -m node -T "$ISER_IQN" -p "$p" -I iser --login
 	wait_for 30 "an iSER SCSI disk" iser_dev

@@ -17,10 +17,18 @@ reset_reregister() {
 	rxe_add "$1" "$2"
 }
 
-# Kernel log cursor: ev_mark, then ev_since prints the rr-ev events since.
-ev_mark() { EV_MARK=$(dmesg | wc -l); }
-ev_since() { dmesg | tail -n +"$((EV_MARK + 1))" | grep -o 'rr-ev: .*' | sed 's/^rr-ev: //'; }
-klog_since() { dmesg | tail -n +"$((EV_MARK + 1))"; }
+# Kernel log cursor: ev_mark writes a unique marker into the kernel log;
+# klog_since prints what was logged after it (a line count would break
+# once the ring buffer wraps), ev_since the rr-ev events among that.
+ev_mark() {
+	EV_MARK="rr-mark-$$-$(date +%s%N)"
+	echo "$EV_MARK" >/dev/kmsg
+}
+klog_since() { dmesg | awk -v m="$EV_MARK" 'on { print } index($0, m) { on = 1 }'; }
+ev_since() { klog_since | grep -o 'rr-ev: .*' | sed 's/^rr-ev: //'; }
+# klog_has REGEX: logged since the mark.  klog_count N REGEX: N times.
+klog_has() { klog_since | grep -q "$1"; }
+klog_count() { [ "$(klog_since | grep -c "$2")" -eq "$1" ]; }
 
 # ev_order DEV: "client event" pairs for DEV since the mark, one line.
 ev_order() { ev_since | awk -v d="$1" '$3 == d { printf "%s %s; ", $1, $2 }'; }

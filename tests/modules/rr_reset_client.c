@@ -28,6 +28,10 @@
 #include <rdma/rdma_cm_reset.h>
 #include <linux/inet.h>
 
+static bool keep_pd;
+module_param(keep_pd, bool, 0644);
+MODULE_PARM_DESC(keep_pd, "break the contract: keep the PD across reset_prepare (test knob)");
+
 static unsigned int prepare_delay_ms;
 module_param(prepare_delay_ms, uint, 0644);
 MODULE_PARM_DESC(prepare_delay_ms, "sleep this long in reset_prepare (test knob)");
@@ -77,6 +81,8 @@ static void rr_put_device(struct ib_device *dev, struct ib_client *client,
 {
 	pr_info("rr-ev: %s %s %s id=%d\n", client->name, ev,
 		dev_name(&dev->dev), d->id);
+	if (keep_pd && !strcmp(ev, "prepare"))
+		return;
 	if (d->pd)
 		ib_dealloc_pd(d->pd);
 	d->pd = NULL;
@@ -129,6 +135,9 @@ static void rr_##x##_failed(void *data)					\
 	struct rr_data *d = data;					\
 									\
 	pr_info("rr-ev: rr_" #x " failed - id=%d\n", d->id);		\
+	/* keep_pd, in place only: the device is still there. */	\
+	if (d->pd)							\
+		ib_dealloc_pd(d->pd);					\
 	rr_free(d);							\
 }									\
 static struct ib_client rr_##x = {					\

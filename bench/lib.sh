@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmark helpers (sourced by bench/cases/*, inside the VM, after
+# tests/lib/common.sh).  A benchmark prints its figures as
+#   RESULT <name> <value> <unit>
+# and bench/run.sh turns them into the table.
+
+result() { echo "RESULT $1 $2 $3"; }
+
+now() { date +%s.%N; }
+since() { echo "$(now) - $1" | bc; }
+
+# median of the arguments
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+ratio() { echo "scale=2; $1 / $2" | bc; }
+
+# Debian's stock module tree (no updates/): modprobe -d $STOCKROOT.
+STOCKROOT=$PROJ/build/vm/stockroot
+
+# stack_unload: every RDMA module of either build, top down.
+stack_unload() {
+	local m
+	for m in nvme_rdma nvmet_rdma ib_iser ib_isert ib_srp ib_srpt rr_reset_client \
+		 rdma_ucm ib_uverbs ib_umad rdma_rxe rdma_cm iw_cm ib_cm ib_core; do
+		[ -d "/sys/module/$m" ] && rmmod "$m" 2>/dev/null
+	done
+	return 0
+}

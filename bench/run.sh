@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: run bench/cases in a VM and print their figures as a table,
+# each against the target the project set for it.  The machine (TCG) is
+# slow and noisy, so the figures that matter are the ratios taken within
+# the one run; raw times are printed beside them.  The table is also
+# written to build/bench/results.txt, to diff between runs.
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$TOP/build/kversion.mk"
+STOCK=$TOP/build/kernel/$KREL/root/lib/modules/$KREL
+SROOT=$TOP/build/vm/stockroot
+
+# Debian's module tree alone, for the stock side of the data path.
+if [ ! -d "$SROOT/lib/modules/$KREL" ]; then
+	mkdir -p "$SROOT/lib/modules"
+	cp -al "$STOCK" "$SROOT/lib/modules/$KREL"
+	rm -f "$SROOT/lib/modules/$KREL"/{build,source}
+	depmod -b "$SROOT" "$KREL"
+fi
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+CASEDIR=$TOP/bench/cases "$TOP/tests/run.sh" "$@" | tee "$out"
+rc=${PIPESTATUS[0]}
+logs=$(sed -n 's/^logs: //p' "$out")
+[ -n "$logs" ] || exit 1
+
+mkdir -p "$TOP/build/bench"
+table=$TOP/build/bench/results.txt
+# target: "<= N" or ">= N" for figures the project set a goal for
+target() {
+	case "$1" in
+	*.recovery_ratio) echo "<= 1.2" ;;
+	*.stall_ms) echo "<= 100" ;;
+	nvme.scale.32_vs_1) echo "<= 3" ;;
+	datapath.ours_vs_stock) echo ">= 0.98" ;;
+	*) echo "" ;;
+	esac
+}
+{
+	echo "# make bench, $(date -u +%Y-%m-%d), $KREL, QEMU TCG on $(nproc) cores"
+	printf '%-32s %14s %-6s %-9s %s\n' metric value unit target met
+	cat "$logs"/vm*/[0-9]*.log | sed -n 's/^RESULT //p' |
+	while read -r name value unit; do
+		t=$(target "$name")
+		met=""
+		if [ -n "$t" ]; then
+			met=$(echo "$value ${t%% *} ${t#* }" | awk '{
+				if ($2 == "<=") print ($1 <= $3) ? "yes" : "NO";
+				else print ($1 >= $3) ? "yes" : "NO" }')
+		fi
+		printf '%-32s %14s %-6s %-9s %s\n' "$name" "$value" "$unit" "$t" "$met"
+	done
+} >"$table"
+echo
+cat "$table"
+echo "(written to $table)"
+exit "$rc"
