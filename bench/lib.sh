@@ -22,8 +22,8 @@ STOCKROOT=$PROJ/build/vm/stockroot
 stack_unload() {
 	local m
 	for m in nvme_rdma nvmet_rdma ib_iser ib_isert ib_srp ib_srpt rr_reset_client \
-		 rdma_ucm ib_uverbs ib_umad rdma_rxe rdma_cm iw_cm ib_cm ib_core; do
-		[ -d "/sys/module/$m" ] && rmmod "$m" 2>/dev/null
+		 rdma_ucm rdma_rxe ib_uverbs ib_umad rdma_cm iw_cm ib_cm ib_core; do
+		[ -d "/sys/module/$m" ] && rmmod "$m"
 	done
-	return 0
+	[ ! -d /sys/module/ib_core ] || fail "ib_core still loaded: held by $(ls /sys/module/ib_core/holders)"
 }
