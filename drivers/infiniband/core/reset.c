@@ -810,9 +810,19 @@ EXPORT_SYMBOL(ib_device_reset);
 /*
  * sysfs: /sys/class/infiniband/<dev>/reset/
  */
-static struct reset_ident *dev_ident(struct ib_device *dev)
+/* A copy of @device's identity record (zeroes if it has none yet). */
+static struct reset_ident dev_ident(struct device *device)
 {
-	return find_ident(dev->ops.driver_id, dev->node_guid, false);
+	struct ib_device *dev = rdma_device_to_ibdev(device);
+	struct reset_ident copy = { .last_outcome = "none" };
+	struct reset_ident *id;
+
+	mutex_lock(&reset_lock);
+	id = find_ident(dev->ops.driver_id, dev->node_guid, false);
+	if (id)
+		copy = *id;
+	mutex_unlock(&reset_lock);
+	return copy;
 }
 
 static ssize_t state_show(struct device *device, struct device_attribute *attr,
@@ -831,45 +841,21 @@ static DEVICE_ATTR_RO(state);
 static ssize_t count_show(struct device *device, struct device_attribute *attr,
 			  char *buf)
 {
-	struct reset_ident *id;
-	unsigned int n = 0;
-
-	mutex_lock(&reset_lock);
-	id = dev_ident(rdma_device_to_ibdev(device));
-	if (id)
-		n = id->count;
-	mutex_unlock(&reset_lock);
-	return sysfs_emit(buf, "%u\n", n);
+	return sysfs_emit(buf, "%u\n", dev_ident(device).count);
 }
 static DEVICE_ATTR_RO(count);
 
 static ssize_t last_duration_ms_show(struct device *device,
 				     struct device_attribute *attr, char *buf)
 {
-	struct reset_ident *id;
-	u64 ms = 0;
-
-	mutex_lock(&reset_lock);
-	id = dev_ident(rdma_device_to_ibdev(device));
-	if (id)
-		ms = id->last_ms;
-	mutex_unlock(&reset_lock);
-	return sysfs_emit(buf, "%llu\n", ms);
+	return sysfs_emit(buf, "%llu\n", dev_ident(device).last_ms);
 }
 static DEVICE_ATTR_RO(last_duration_ms);
 
 static ssize_t last_outcome_show(struct device *device,
 				 struct device_attribute *attr, char *buf)
 {
-	const char *s = "none";
-	struct reset_ident *id;
-
-	mutex_lock(&reset_lock);
-	id = dev_ident(rdma_device_to_ibdev(device));
-	if (id)
-		s = id->last_outcome;
-	mutex_unlock(&reset_lock);
-	return sysfs_emit(buf, "%s\n", s);
+	return sysfs_emit(buf, "%s\n", dev_ident(device).last_outcome);
 }
 static DEVICE_ATTR_RO(last_outcome);
 
