@@ -82,16 +82,7 @@ static void iser_reset_prepare(struct ib_device *ibdev, void *data)
 		    ib_conn->device->ib_device == ibdev) {
 			pr_info("%s: %s resetting, releasing the connection\n",
 				iser_conn->name, dev_name(&ibdev->dev));
-			/*
-			 * Fail the session first: from then on libiscsi
-			 * requeues new commands instead of handing them to a
-			 * connection that is going down (which would fail
-			 * them with DID_ABORT, an I/O error).
-			 */
-			if (iser_conn->iscsi_conn &&
-			    iser_conn->state == ISER_CONN_UP)
-				iscsi_conn_failure(iser_conn->iscsi_conn,
-						   ISCSI_ERR_CONN_FAILED);
+			/* Fails the session first, then lets the device go. */
 			iser_cleanup_handler(ib_conn->cma_id, true);
 		}
 		mutex_unlock(&iser_conn->state_mutex);
