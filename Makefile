@@ -8,6 +8,7 @@
 #   make check        build, then run every VM test case (tests/cases)
 #   make demo         build, then boot a VM showing the main job
 #   make bench        build, then run the benchmarks (bench/) and print a table
+#   make soak         build, then run the long soak cases (tests/soak)
 #   make deps         install the Debian packages the project needs
 #   make refresh      forget the resolved kernel version (pick the archive's newest)
 #   make clean        remove build products (keeps downloads and the extracted kernel)
@@ -33,7 +34,7 @@ endif
 SRC	:= $(B)/src
 KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
 
-.PHONY: all modules deps refresh kernel src install uninstall check demo bench clean distclean
+.PHONY: all modules deps refresh kernel src install uninstall check demo bench soak clean distclean
 
 all: modules
 
@@ -74,6 +75,10 @@ check: modules
 
 demo: modules
 	@tests/demo.sh
+
+# Long soaks (tests/soak): not part of check.
+soak: modules
+	@CASEDIR=tests/soak tests/run.sh $(CASES)
 
 # Benchmarks: not part of check (minutes of VM time); see bench/run.sh.
 bench: modules
