@@ -139,7 +139,12 @@ struct reset_ident {
 
 static LIST_HEAD(reset_idents);
 
-/* A client's state kept across a reset. */
+/*
+ * A client's state kept across a reset.  @client stays valid while the
+ * entry exists: ib_unregister_client() takes every entry of the client out
+ * (reset_forget_client(), which calls reset_failed) before it returns.
+ * @client_data is the client's; ib_core only hands it back.
+ */
 struct reset_kept {
 	struct list_head list;
 	struct ib_client *client;
