@@ -34,7 +34,7 @@ endif
 SRC	:= $(B)/src
 KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
 
-.PHONY: all modules deps refresh kernel src install uninstall check demo bench soak clean distclean
+.PHONY: all modules deps refresh kernel src install uninstall check lint demo bench soak clean distclean
 
 all: modules
 
@@ -69,9 +69,14 @@ install: modules
 uninstall:
 	@scripts/install.sh uninstall $(KREL) $(DESTDIR)
 
-# The harness tests itself first (tests/selftest), unless CASES picks cases.
+# The lint lanes and the harness's self-test (tests/selftest) run first,
+# unless CASES picks cases.
 check: modules
-	@$(if $(CASES),,tests/selftest.sh &&) tests/run.sh $(CASES)
+	@$(if $(CASES),,JOBS=$(JOBS) scripts/lint.sh $(TOP) $(KERNELDIR) $(KDIR) $(SRC) && tests/selftest.sh &&) tests/run.sh $(CASES)
+
+# checkpatch --strict, kernel-doc, sparse and W=1 (scripts/lint.sh).
+lint: modules
+	@JOBS=$(JOBS) scripts/lint.sh $(TOP) $(KERNELDIR) $(KDIR) $(SRC)
 
 demo: modules
 	@tests/demo.sh
