@@ -30,8 +30,9 @@ srpt_port_name() { cut -d: -f5-8 "/sys/class/infiniband/$1/ports/1/gids/0"; }
 
 # srpt_setup DEV: a LUN on DEV's target port, RDMA/CM listener on SRP_CM_PORT.
 # ib_srpt has no demo mode, so the initiator needs an ACL with a mapped LUN.
-# ib_srpt names RDMA/CM sessions after the target's own address (see issue
-# 6), so like blktests we add an ACL for each address.
+# The ACL is named after the initiator's address only: stock ib_srpt named
+# RDMA/CM sessions after the target's own address (fixed by patch 0012), so
+# a login here fails without that fix.
 srpt_setup() {
 	local dev=$1 wwn t ini
 	run modprobe ib_srpt
@@ -43,7 +44,7 @@ srpt_setup() {
 	mkdir "$LIO/srpt/$wwn" || fail "mkdir srpt target port $wwn"
 	mkdir "$t" "$t/lun/lun_0" || fail "mkdir srpt tpg"
 	ln -s "$LIO/core/fileio_0/srp0" "$t/lun/lun_0/srp0" || fail "link LUN"
-	for ini in "$INI_IP" "$TGT_IP"; do
+	for ini in "$INI_IP"; do
 		mkdir "$t/acls/$ini" "$t/acls/$ini/lun_0" || fail "mkdir ACL $ini"
 		ln -s "$t/lun/lun_0" "$t/acls/$ini/lun_0/lun_0" || fail "map LUN for $ini"
 	done
@@ -134,4 +135,23 @@ srp_survives() {
 	[ "$(srp_hctl "$dev")" = "$hctl" ] || fail "$1: $dev is at $(srp_hctl "$dev"), was $hctl"
 	[ "$(blkdev_id "$dev")" = "$id" ] || fail "$1: $dev is now $(blkdev_id "$dev"), was $id"
 	log "$1: $dev ($hctl, $id) survived"
+}
+
+# srpt_config: the LIO configuration of ib_srpt, one line per configfs
+# entry with the value of each enable attribute and the target of each link.
+srpt_config() {
+	find "$LIO/srpt" \( -name enable -o -type l -o -type d \) 2>/dev/null | sort |
+		while read -r e; do
+			if [ -L "$e" ]; then echo "$e -> $(readlink "$e")"
+			elif [ -f "$e" ]; then echo "$e = $(cat "$e")"
+			else echo "$e"; fi
+		done
+}
+
+# Target-side resets; the initiator logs in again at its reconnect_delay.
+srp_reconnect_delay() {
+	local r
+	for r in /sys/class/srp_remote_ports/port-*/reconnect_delay; do
+		cfg_w "$r" "$1"
+	done
 }
