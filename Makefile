@@ -34,7 +34,7 @@ endif
 SRC	:= $(B)/src
 KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
 
-.PHONY: all modules deps refresh kernel src install uninstall check lint demo bench soak clean distclean
+.PHONY: all modules deps refresh kernel src install uninstall check lint patches patches-bisect demo bench soak clean distclean
 
 all: modules
 
@@ -77,6 +77,14 @@ check: modules
 # checkpatch --strict, kernel-doc, sparse and W=1 (scripts/lint.sh).
 lint: modules
 	@JOBS=$(JOBS) scripts/lint.sh $(TOP) $(KERNELDIR) $(KDIR) $(SRC)
+
+# An upstream-style series (git format-patch + cover letter) in build/series;
+# patches-bisect also builds every commit on its own.
+patches: kernel
+	@scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series
+
+patches-bisect: kernel
+	@JOBS=$(JOBS) scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series $(KDIR)
 
 demo: modules
 	@tests/demo.sh

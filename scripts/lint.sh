@@ -30,7 +30,7 @@ bad() { echo "lint: $*"; fails=$((fails + 1)); }
 
 cd "$TOP"
 mapfile -t ours < <(find drivers include tests/modules -name '*.[ch]' | sort)
-mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series)
+mapfile -t series < <(awk '!/^#/ && NF { print $1 }' patches/series)
 
 # 1. checkpatch.  Patches are checked from inside patches/: given a path
 # that starts with "patches/", checkpatch misreads empty context lines.
