@@ -34,7 +34,7 @@ endif
 SRC	:= $(B)/src
 KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
 
-.PHONY: all modules deps refresh kernel src install uninstall check lint patches patches-bisect demo bench soak clean distclean
+.PHONY: all modules deps refresh kernel src install uninstall check lint patches patches-bisect dkms-install dkms-uninstall demo bench soak clean distclean
 
 all: modules
 
@@ -68,6 +68,13 @@ install: modules
 
 uninstall:
 	@scripts/install.sh uninstall $(KREL) $(DESTDIR)
+
+# DKMS: rebuilt for every Debian 6.12 kernel installed later (scripts/dkms.sh).
+dkms-install:
+	@scripts/dkms.sh install $(TOP)
+
+dkms-uninstall:
+	@scripts/dkms.sh uninstall $(TOP)
 
 # The lint lanes and the harness's self-test (tests/selftest) run first,
 # unless CASES picks cases.

@@ -10,6 +10,8 @@
 #
 # Selection, first match wins:
 #   1. DEB_VERSION in the environment (pin a version the archive still offers);
+#   1b. KVER in the environment (DKMS's $kernelver): that installed kernel,
+#      built against its installed headers;
 #   2. the running kernel, if it is a Debian 6.12 kernel with its headers
 #      installed (the admin path: build for the machine you are on), unless
 #      TARGET=archive; TARGET=running insists on it;
@@ -32,6 +34,17 @@ FLAVOUR=${FLAVOUR:-amd64}
 
 if [ -n "${DEB_VERSION:-}" ]; then
 	:
+elif [ -n "${KVER:-}" ]; then
+	case "$KVER" in
+	6.12.*+deb*-"$FLAVOUR") ;;
+	*) die "KVER=$KVER is not a Debian 6.12 $FLAVOUR kernel; refusing" ;;
+	esac
+	[ -e "/lib/modules/$KVER/build/Module.symvers" ] ||
+		die "KVER=$KVER: no headers in /lib/modules/$KVER/build (apt-get install linux-headers-$KVER)"
+	KSRC=running
+	DEB_VERSION=$(dpkg-query -W -f '${Version}' "linux-image-$KVER" 2>/dev/null ||
+		dpkg-query -W -f '${Version}' "linux-image-$KVER-unsigned" 2>/dev/null) ||
+		die "KVER=$KVER: no installed linux-image package"
 elif [ "${TARGET:-}" = running ] ||
      { [ "${TARGET:-}" != archive ] && [ -e "/lib/modules/$(uname -r)/build/Module.symvers" ] &&
        [[ "$(uname -r)" == 6.12.*+deb*-"$FLAVOUR" ]]; }; then
