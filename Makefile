@@ -96,9 +96,12 @@ patches-bisect: kernel
 demo: modules
 	@tests/demo.sh
 
-# Long soaks (tests/soak): not part of check.
+# Long soaks (tests/soak): not part of check.  The kernel's own memory
+# checkers that Debian's build has (KFENCE, SLUB debugging with poisoning)
+# are on, so a corruption is caught where it happens: issue 7's double fault.
+SOAK_APPEND ?= kfence.sample_interval=10 slub_debug=FZP page_poison=1 panic_on_warn=1
 soak: modules
-	@CASEDIR=tests/soak tests/run.sh $(CASES)
+	@CASEDIR=tests/soak VM_APPEND="$(SOAK_APPEND)" tests/run.sh $(CASES)
 
 # Benchmarks: not part of check (minutes of VM time); see bench/run.sh.
 bench: modules

@@ -26,6 +26,7 @@ CASEDIR=$(realpath "${CASEDIR:-$TOP/tests/cases}")
 case "$CASEDIR" in "$TOP"/*) ;; *) die "CASEDIR must be inside $TOP" ;; esac
 RUN=$B/tests/$(date +%Y%m%d-%H%M%S)$(basename "$CASEDIR" | sed "s/^cases$//; s/^./-&/")
 VM_MEM=${VM_MEM:-3072}
+# VM_APPEND: more kernel parameters (make soak adds memory-debugging ones).
 
 # The kernel-log patterns that fail a case.
 BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|blocked for more than|'\
@@ -106,7 +107,7 @@ for batch in "${batches[@]}"; do
 			-nodefaults -no-reboot -display none -monitor none \
 			-serial "file:$D/console.log" \
 			-kernel "$VMLINUZ" -initrd "$INITRD" \
-			-append "console=ttyS0 panic=-1 printk.time=1 net.ifnames=0 log_buf_len=8M" \
+			-append "console=ttyS0 panic=-1 printk.time=1 net.ifnames=0 log_buf_len=8M${VM_APPEND:+ $VM_APPEND}" \
 			-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 			-virtfs "local,path=$D,mount_tag=results,security_model=none" \
 			>"$D/qemu.log" 2>&1
