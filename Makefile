@@ -34,7 +34,7 @@ endif
 SRC	:= $(B)/src
 KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
 
-.PHONY: all modules deps refresh kernel src install uninstall check lint patches patches-bisect dkms-install dkms-uninstall demo bench soak clean distclean
+.PHONY: all modules deps refresh kernel src install uninstall check lint patches patches-bisect dkms-install dkms-uninstall torture demo bench soak clean distclean
 
 all: modules
 
@@ -102,6 +102,11 @@ demo: modules
 SOAK_APPEND ?= kfence.sample_interval=10 slub_debug=FZP page_poison=1 panic_on_warn=1
 soak: modules
 	@CASEDIR=tests/soak VM_APPEND="$(SOAK_APPEND)" tests/run.sh $(CASES)
+
+# The torture case (tests/cases/060) with N resets instead of check's 8.
+N ?= 1000
+torture: modules
+	@CASE_TIMEOUT=$$(($(N) * 40 + 600)) RR_TORTURE_N=$(N) tests/run.sh 060-torture
 
 # Benchmarks: not part of check (minutes of VM time); see bench/run.sh.
 bench: modules

@@ -27,6 +27,8 @@ case "$CASEDIR" in "$TOP"/*) ;; *) die "CASEDIR must be inside $TOP" ;; esac
 RUN=$B/tests/$(date +%Y%m%d-%H%M%S)$(basename "$CASEDIR" | sed "s/^cases$//; s/^./-&/")
 VM_MEM=${VM_MEM:-3072}
 # VM_APPEND: more kernel parameters (make soak adds memory-debugging ones).
+# CASE_TIMEOUT: a time bound for every case instead of its TIMEOUT header.
+# RR_*: variables exported to the cases (e.g. RR_TORTURE_N for make torture).
 
 # The kernel-log patterns that fail a case.
 BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|blocked for more than|'\
@@ -75,7 +77,7 @@ fi
 # Group: consecutive shared cases share a boot; fresh ones boot alone.
 batches=() cur=""
 for c in "${cases[@]}"; do
-	t=$(header "$CASEDIR/$c" TIMEOUT); t=${t:-300}
+	t=${CASE_TIMEOUT:-$(header "$CASEDIR/$c" TIMEOUT)}; t=${t:-300}
 	if [ "$(header "$CASEDIR/$c" VM)" = fresh ]; then
 		[ -n "$cur" ] && batches+=("$cur")
 		batches+=("$c:$t") cur=""
@@ -99,6 +101,7 @@ for batch in "${batches[@]}"; do
 		MODROOT=$MODROOT
 		CASEDIR=${CASEDIR#$TOP/}
 		CASES="$batch"
+		$(env | grep '^RR_[A-Z0-9_]*=' | sed "s/=\(.*\)/='\1'/; s/^/export /")
 	CFG
 	t0=$(date +%s)
 	for boot in 1 2; do

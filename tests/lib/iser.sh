@@ -113,14 +113,6 @@ iser_recovery() {
 
 # iser_survives ACTION: ACTION under fio; the same SCSI disk, no errors.
 iser_survives() {
-	local dev id hctl
-	dev=$(iser_dev) || fail "no iSER disk"
-	id=$(blkdev_id "$dev")
-	hctl=$(ls "/sys/block/${dev#/dev/}/device/scsi_device")
-	ev_mark
-	fio_during "$dev" iser_recovery "$1"
-	[ "$(iser_dev)" = "$dev" ] || fail "$1: the disk is now $(iser_dev), was $dev"
-	[ "$(blkdev_id "$dev")" = "$id" ] || fail "$1: $dev is now $(blkdev_id "$dev"), was $id"
-	[ "$(ls "/sys/block/${dev#/dev/}/device/scsi_device")" = "$hctl" ] || fail "$1: SCSI address changed"
-	log "$1: $dev ($hctl) survived; logged in ${RECOVERY}s after the device was back"
+	disk_survives iser_dev iser_logged_in iser_recovery "$1"
+	log "$1: logged in ${RECOVERY}s after the device was back"
 }

@@ -119,17 +119,32 @@ reset_both_tgt_first() { reset_in_place "$TGT_DEV"; reset_in_place "$INI_DEV"; }
 reset_both_ini_first() { reset_in_place "$INI_DEV"; reset_in_place "$TGT_DEV"; }
 reset_both_reregister() { reset_reregister "$TGT_DEV" veth1; reset_reregister "$INI_DEV" veth0; }
 
-# nvme_survives ACTION: run ACTION under fio; the same namespace device,
-# zero errors, and the controller live again.
-nvme_survives() {
-	local dev id
-	dev=$(nvme_dev) || fail "no namespace"
+# disk_addr DEV: where the disk hangs (SCSI host:channel:target:lun, or the
+# NVMe controller).
+disk_addr() { basename "$(readlink -f "/sys/block/${1#/dev/}/device")"; }
+
+# disk_survives DEVFN READY ACTION...: run ACTION under fio verify (no
+# error); then READY holds, and DEVFN prints the same disk, at the same
+# address, with the same device number.
+disk_survives() {
+	local devfn=$1 ready=$2 dev id addr
+	shift 2
+	dev=$($devfn) || fail "no disk ($devfn)"
 	id=$(blkdev_id "$dev")
+	addr=$(disk_addr "$dev")
 	ev_mark
-	fio_during "$dev" "$1"
-	wait_for 30 "controller live after $1" nvme_live
-	[ "$(nvme_dev)" = "$dev" ] || fail "$1: namespace is $(nvme_dev), was $dev"
-	[ "$(blkdev_id "$dev")" = "$id" ] || fail "$1: $dev is now $(blkdev_id "$dev"), was $id"
+	fio_during "$dev" "$@"
+	wait_for 30 "$ready after $*" "$ready"
+	[ "$($devfn)" = "$dev" ] || fail "$*: the disk is $($devfn), was $dev"
+	[ "$(disk_addr "$dev")" = "$addr" ] || fail "$*: $dev is at $(disk_addr "$dev"), was $addr"
+	[ "$(blkdev_id "$dev")" = "$id" ] || fail "$*: $dev is now $(blkdev_id "$dev"), was $id"
+	log "$*: $dev ($addr, $id) survived"
+}
+
+# nvme_survives ACTION: ACTION under fio; the same namespace device, zero
+# errors, the controller live again and never deleted.
+nvme_survives() {
+	disk_survives nvme_dev nvme_live "$1"
 	klog_since | grep -q "Removing ctrl" && fail "$1: a controller was deleted"
-	log "$1: $dev ($id) survived"
+	return 0
 }

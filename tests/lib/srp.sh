@@ -109,7 +109,7 @@ srp_logout() {
 }
 
 # srp_hctl DEV: the SCSI address (host:channel:target:lun) of /dev/DEV.
-srp_hctl() { basename "$(readlink -f "/sys/block/${1#/dev/}/device")"; }
+srp_hctl() { disk_addr "$1"; }
 
 # srp_rport_state: the state of the (first) SRP remote port.
 srp_rport_state() {
@@ -123,19 +123,7 @@ srp_running() { [ "$(srp_rport_state)" = running ]; }
 
 # srp_survives ACTION: run ACTION (a reset) under fio verify; the same
 # /dev/sdX with the same SCSI address and device number, the rport running.
-srp_survives() {
-	local dev hctl id
-	dev=$(srp_dev) || fail "no SRP disk"
-	hctl=$(srp_hctl "$dev")
-	id=$(blkdev_id "$dev")
-	ev_mark
-	fio_during "$dev" "$1"
-	wait_for 30 "SRP rport running after $1" srp_running
-	[ "$(srp_dev)" = "$dev" ] || fail "$1: SRP disk is $(srp_dev), was $dev"
-	[ "$(srp_hctl "$dev")" = "$hctl" ] || fail "$1: $dev is at $(srp_hctl "$dev"), was $hctl"
-	[ "$(blkdev_id "$dev")" = "$id" ] || fail "$1: $dev is now $(blkdev_id "$dev"), was $id"
-	log "$1: $dev ($hctl, $id) survived"
-}
+srp_survives() { disk_survives srp_dev srp_running "$1"; }
 
 # srpt_config: the LIO configuration of ib_srpt, one line per configfs
 # entry with the value of each enable attribute and the target of each link.
