@@ -528,23 +528,28 @@ bool ib_reset_pending(void)
 EXPORT_SYMBOL(ib_reset_pending);
 
 /**
- * ib_device_is_resetting - is a reset of @dev in progress?
+ * ib_device_is_resetting - is @dev going down or away for a reset?
  * @dev: the device
  *
  * True from the start of an in-place reset or a re-registration reset until
- * clients got reset_done.  For ULPs that must not start connecting to a
- * device that is going down.
+ * the device is back, i.e. until clients start getting reset_done (or add):
+ * a connect that a reset_done callback starts must find the device usable.
+ * For ULPs that must not start using a device that is going down.
  *
  * Context: any process context (takes a mutex).
- * Return: true while a reset of @dev, or of its identity, is in progress.
+ * Return: true while a reset of @dev, or of its identity, is under way and
+ * the device is not back yet.
  */
 bool ib_device_is_resetting(struct ib_device *dev)
 {
+	struct ib_reset *r;
 	bool ret;
 
 	mutex_lock(&reset_lock);
-	ret = find_reset_by_dev(dev) ||
-	      find_reset_by_ident(dev->ops.driver_id, dev->node_guid);
+	r = find_reset_by_dev(dev);
+	if (!r)
+		r = find_reset_by_ident(dev->ops.driver_id, dev->node_guid);
+	ret = r && !r->coming_back;
 	mutex_unlock(&reset_lock);
 	return ret;
 }
