@@ -58,6 +58,9 @@ case "$op" in
 install)
 	command -v dkms >/dev/null || die "dkms is not installed (apt-get install dkms)"
 	[ "$(id -u)" = 0 ] || die "must be root"
+	# Installing again replaces what an earlier install of this version left.
+	[ -z "$(dkms status -m "$NAME" -v "$VER" 2>/dev/null)" ] ||
+		dkms remove -m "$NAME" -v "$VER" --all >/dev/null
 	rm -rf "$SRCDIR"
 	mkdir -p "$SRCDIR"
 	(cd "$TOP" && cp -a --parents VERSION Makefile Kbuild README.md patches scripts \
