@@ -20,6 +20,7 @@ TOP=$(realpath "${2:?usage: dkms.sh install|uninstall TOPDIR}")
 NAME=rdma-reset
 VER=$(cat "$TOP/VERSION")
 SRCDIR=${DKMS_SRCDIR:-/usr/src}/$NAME-$VER
+FORCEDIR=/usr/share/dkms/modules_to_force_install
 
 # The modules of the set and where kbuild leaves them (build/src/...).
 MODULES="
@@ -66,6 +67,12 @@ install)
 	(cd "$TOP" && cp -a --parents VERSION Makefile Kbuild README.md patches scripts \
 		drivers include tests/modules Documentation "$SRCDIR/")
 	conf >"$SRCDIR/dkms.conf"
+	# Debian's modules carry no MODULE_VERSION, nor do ours: DKMS's version
+	# sanity check finds the versions equal and would keep Debian's copies
+	# ("exactly matches what is already found in kernel").  Debian's dkms
+	# skips that check for packages listed here, on autoinstall too.
+	mkdir -p "$FORCEDIR"
+	echo "${NAME}_version-override" >"$FORCEDIR/$NAME"
 	dkms add -m "$NAME" -v "$VER"
 	# Build and install for the running kernel if it is one we support.
 	if [[ "$(uname -r)" == 6.12.*+deb*-* ]]; then
@@ -78,6 +85,7 @@ uninstall)
 	command -v dkms >/dev/null || die "dkms is not installed"
 	dkms remove -m "$NAME" -v "$VER" --all || true
 	rm -rf "$SRCDIR"
+	rm -f "$FORCEDIR/$NAME"
 	;;
 conf)
 	conf
