@@ -11,7 +11,7 @@ BUILD=(gcc-12 make bc bison flex libelf-dev libssl-dev dwarves kmod patch
 # VMs: QEMU with TCG, a static busybox for the initramfs, and the userspace
 # the guest runs (the guest's root is this machine's root, read-only).
 VM=(qemu-system-x86 busybox-static rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
-    iproute2 nvme-cli fio open-iscsi srptools procps util-linux)
+    iproute2 iputils-ping nvme-cli fio open-iscsi srptools procps util-linux)
 
 missing=()
 for p in "${BUILD[@]}" "${VM[@]}"; do

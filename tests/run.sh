@@ -5,7 +5,10 @@
 #
 # Run the VM test cases (tests/cases/NNN-name, all by default) against the
 # built module set.  Cases that share a VM run in one boot; a case whose
-# header says "VM: fresh" gets a boot of its own.  For every case this prints
+# header says "VM: fresh" gets a boot of its own, and one that says
+# "VM: two-node" gets two VMs joined by a QEMU socket network (see
+# tests/lib/node.sh): it runs on the initiator node and drives the target
+# node through a mailbox directory both share.  For every case this prints
 # PASS or FAIL with its time, and at the end "N passed, N failed".  A case
 # fails on a non-zero exit, on exceeding its TIMEOUT, or on any kernel WARN,
 # BUG, Oops, hung task, lockdep report or module symbol mismatch logged while
@@ -17,11 +20,23 @@ die() { echo "run.sh: $*" >&2; exit 1; }
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$TOP/build
 . "$B/kversion.mk"
-STOCK=$B/kernel/$KREL/root
-SRC=$B/src
+# LANE=debug: boot the debug-kernel lane's kernel (make check-debug) with
+# our set built against it, instead of Debian's kernel.
+if [ -n "${LANE:-}" ]; then
+	[ "$LANE" = debug ] || die "LANE must be debug"
+	KREL=$(cat "$B/debug/krel" 2>/dev/null) || die "no debug kernel (make check-debug)"
+	STOCK=$B/debug/root SRC=$B/debug/src VMDIR=$B/debug/vm
+else
+	STOCK=$B/kernel/$KREL/root SRC=$B/src VMDIR=$B/vm
+fi
 VMLINUZ=$STOCK/boot/vmlinuz-$KREL
-MODROOT=$B/vm/modroot
-INITRD=$B/vm/initramfs.gz
+MODROOT=$VMDIR/modroot
+# MODULES=stock: Debian's modules only, none of ours (a control run).
+if [ "${MODULES:-}" = stock ]; then
+	MODROOT=$VMDIR/modroot-stock
+	[ -d "$MODROOT" ] || "$TOP/tests/vm/modtree.sh" "$STOCK/lib/modules/$KREL" none "$MODROOT" >/dev/null || exit 1
+fi
+INITRD=$VMDIR/initramfs.gz
 CASEDIR=$(realpath "${CASEDIR:-$TOP/tests/cases}")
 case "$CASEDIR" in "$TOP"/*) ;; *) die "CASEDIR must be inside $TOP" ;; esac
 RUN=$B/tests/$(date +%Y%m%d-%H%M%S)$(basename "$CASEDIR" | sed "s/^cases$//; s/^./-&/")
@@ -34,16 +49,17 @@ VM_MEM=${VM_MEM:-3072}
 BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|blocked for more than|'\
 'hung_task|INFO: task .* blocked|possible circular locking|possible recursive locking|'\
 'inconsistent lock state|lockdep|disagrees about version of symbol|Unknown symbol|'\
-'UBSAN:|KASAN:|kmemleak:|Call Trace:'
+'UBSAN:|KASAN:|kmemleak: .*suspected memory leak|ODEBUG:|Call Trace:'
 
 [ -f "$VMLINUZ" ] || die "no kernel at $VMLINUZ (run make first)"
 ls "$SRC"/drivers/infiniband/core/ib_core.ko >/dev/null 2>&1 || die "module set not built (run make)"
 
 # Stock modules + ours; rebuilt whenever a module is newer than the tree.
-if [ ! -d "$MODROOT" ] || [ -n "$(find "$SRC" -name '*.ko' -newer "$MODROOT" | head -1)" ]; then
+if [ "${MODULES:-}" != stock ] && { [ ! -d "$MODROOT" ] ||
+   [ -n "$(find "$SRC" -name '*.ko' -newer "$MODROOT" | head -1)" ]; }; then
 	"$TOP/tests/vm/modtree.sh" "$STOCK/lib/modules/$KREL" "$SRC" "$MODROOT" >/dev/null || exit 1
 fi
-if [ ! -f "$INITRD" ] || [ "$TOP/tests/vm/init" -nt "$INITRD" ]; then
+if [ ! -f "$INITRD" ] || [ "$TOP/tests/vm/init" -nt "$INITRD" ] || [ "$MODROOT" -nt "$INITRD" ]; then
 	"$TOP/tests/vm/mkinitramfs.sh" "$MODROOT/lib/modules/$KREL" "$INITRD" || exit 1
 fi
 
@@ -75,12 +91,14 @@ fi
 [ ${#cases[@]} -gt 0 ] || die "no test cases"
 
 # Group: consecutive shared cases share a boot; fresh ones boot alone.
-batches=() cur=""
+batches=() twonode=() cur=""
 for c in "${cases[@]}"; do
 	t=${CASE_TIMEOUT:-$(header "$CASEDIR/$c" TIMEOUT)}; t=${t:-300}
-	if [ "$(header "$CASEDIR/$c" VM)" = fresh ]; then
+	vm=$(header "$CASEDIR/$c" VM)
+	if [ "$vm" = fresh ] || [ "$vm" = two-node ]; then
 		[ -n "$cur" ] && batches+=("$cur")
 		batches+=("$c:$t") cur=""
+		[ "$vm" = two-node ] && twonode[${#batches[@]}]=1
 	else
 		cur="${cur:+$cur }$c:$t"
 	fi
@@ -89,6 +107,51 @@ done
 
 mkdir -p "$RUN"
 echo "run: $RUN ($KREL, ${ACCEL%% -cpu*})"
+
+# boot_vm DIR [QEMU ARGS...]: run one VM to completion (its /results is DIR).
+boot_vm() {
+	local d=$1
+	shift
+	# shellcheck disable=SC2086
+	timeout -k 5 "$bound" qemu-system-x86_64 $ACCEL -smp 2 -m "$VM_MEM" \
+		-nodefaults -no-reboot -display none -monitor none \
+		-serial "file:$d/console.log" \
+		-kernel "$VMLINUZ" -initrd "$INITRD" \
+		-append "console=ttyS0 panic=-1 printk.time=1 net.ifnames=0 log_buf_len=8M${VM_APPEND:+ $VM_APPEND}" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$d,mount_tag=results,security_model=none" \
+		"$@" >"$d/qemu.log" 2>&1
+	[ $? -eq 124 ] && echo "killed after ${bound}s" >>"$d/qemu.log"
+}
+
+# config DIR ROLE: the guest's /results/config.sh.
+config() {
+	cat >"$1/config.sh" <<-CFG
+		HOST_PROJ=$TOP
+		MODROOT=$MODROOT
+		MODSRC=${SRC#$TOP/}
+		CASEDIR=${CASEDIR#$TOP/}
+		CASES="$batch"
+		NODE_ROLE=$2
+		$(env | grep '^RR_[A-Z0-9_]*=' | sed "s/=\(.*\)/='\1'/; s/^/export /")
+	CFG
+}
+
+# The two-node topology: a virtio NIC in each VM on one QEMU UDP socket
+# pair on loopback, and a mailbox directory both VMs mount.
+twonode_args() {
+	local me=$1 peer=$2 mac=$3
+	echo "-netdev socket,id=n0,udp=127.0.0.1:$peer,localaddr=127.0.0.1:$me" \
+		"-device virtio-net-pci,netdev=n0,mac=$mac" \
+		"-virtfs local,path=$D/mbox,mount_tag=mbox,security_model=none"
+}
+
+# log_after_cases CONSOLE: what the kernel logged after the last case
+# (the kmemleak scan, module unloads, shutdown).
+log_after_cases() {
+	awk '/rr-case: .* end rc=/ { buf = ""; next } { buf = buf $0 "\n" } END { printf "%s", buf }' "$1"
+}
+
 pass=0 fail=0 n=0
 for batch in "${batches[@]}"; do
 	n=$((n + 1))
@@ -96,31 +159,33 @@ for batch in "${batches[@]}"; do
 	mkdir -p "$D"
 	bound=120
 	for c in $batch; do bound=$((bound + ${c#*:} + 20)); done
-	cat >"$D/config.sh" <<-CFG
-		HOST_PROJ=$TOP
-		MODROOT=$MODROOT
-		CASEDIR=${CASEDIR#$TOP/}
-		CASES="$batch"
-		$(env | grep '^RR_[A-Z0-9_]*=' | sed "s/=\(.*\)/='\1'/; s/^/export /")
-	CFG
+	extra=() peer_pid=""
+	if [ -n "${twonode[$n]:-}" ]; then
+		# UDP ports from our PID: parallel runs on one host do not meet.
+		p0=$((20000 + ($$ % 5000) * 2))
+		mkdir -p "$D/mbox" "$D/peer"
+		config "$D/peer" target
+		# shellcheck disable=SC2046
+		# Its exit is announced in the mailbox: a dead target node fails
+		# the case at once rather than at PEER_TIMEOUT.
+		{
+			boot_vm "$D/peer" $(twonode_args $((p0 + 1)) "$p0" 52:54:00:00:00:02)
+			touch "$D/mbox/peer-exited"
+		} &
+		peer_pid=$!
+		# shellcheck disable=SC2207
+		extra=($(twonode_args "$p0" $((p0 + 1)) 52:54:00:00:00:01))
+	fi
+	config "$D" "${peer_pid:+initiator}"
 	t0=$(date +%s)
 	for boot in 1 2; do
-		# shellcheck disable=SC2086
-		timeout -k 5 "$bound" qemu-system-x86_64 $ACCEL -smp 2 -m "$VM_MEM" \
-			-nodefaults -no-reboot -display none -monitor none \
-			-serial "file:$D/console.log" \
-			-kernel "$VMLINUZ" -initrd "$INITRD" \
-			-append "console=ttyS0 panic=-1 printk.time=1 net.ifnames=0 log_buf_len=8M${VM_APPEND:+ $VM_APPEND}" \
-			-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-			-virtfs "local,path=$D,mount_tag=results,security_model=none" \
-			>"$D/qemu.log" 2>&1
-		qrc=$?
-		[ $qrc -eq 124 ] && echo "vm$n: killed after ${bound}s" >>"$D/qemu.log"
+		boot_vm "$D" "${extra[@]}"
 		# Debian's kernel under TCG very rarely oopses while booting,
 		# before any of our modules is loaded (seen: int3 in
 		# sched_clock_cpu during text patching).  That says nothing
 		# about the cases: boot once more, keeping the log.
-		if [ "$boot" = 1 ] && ! grep -q 'rr-case: .* start' "$D/console.log" &&
+		if [ "$boot" = 1 ] && [ -z "$peer_pid" ] &&
+		   ! grep -q 'rr-case: .* start' "$D/console.log" &&
 		   grep -Eq 'Oops|Kernel panic' "$D/console.log"; then
 			mv "$D/console.log" "$D/console.boot-crash.log"
 			echo "vm$n: the kernel crashed while booting, before any case; booting again" \
@@ -129,10 +194,22 @@ for batch in "${batches[@]}"; do
 		fi
 		break
 	done
+	if [ -n "$peer_pid" ]; then
+		# The initiator node has finished: tell the target node to stop.
+		touch "$D/mbox/stop"
+		wait "$peer_pid"
+	fi
 
-	# The boot itself (before the first case) must be clean too.
+	# The boot itself (before the first case) must be clean too, and so
+	# must what follows the last case.
 	if sed -n '/rr-case: .* start/q;p' "$D/console.log" | grep -Eq "$BAD"; then
 		echo "FAIL vm$n boot: kernel log (see $D/console.log)"
+		fail=$((fail + 1))
+	fi
+	last=${batch##* }
+	if grep -q "rr-case: ${last%%:*} end rc=" "$D/console.log" &&
+	   log_after_cases "$D/console.log" | grep -Eq "$BAD"; then
+		echo "FAIL vm$n after the cases: kernel log: $(log_after_cases "$D/console.log" | grep -Em1 "$BAD" | cut -c1-100)"
 		fail=$((fail + 1))
 	fi
 	for c in $batch; do
@@ -142,6 +219,8 @@ for batch in "${batches[@]}"; do
 		awk -v s="rr-case: $name start" -v e="rr-case: $name end" \
 			'index($0, s) { on = 1 } on { print } index($0, e) { exit }' \
 			"$D/console.log" >"$klog"
+		# Two nodes: the target node's whole log belongs to the case.
+		[ -n "$peer_pid" ] && cat "$D/peer/console.log" >>"$klog"
 		why=""
 		if [ ! -f "$D/$name.rc" ]; then
 			why="no result: VM died or hung (see $D/console.log)"

@@ -14,6 +14,8 @@ INI_IP=192.0.2.1
 TGT_IP=192.0.2.2
 INI_DEV=rxe0
 TGT_DEV=rxe1
+INI_NETDEV=veth0
+TGT_NETDEV=veth1
 
 log() { echo "[$(date +%T.%3N)] $*"; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -70,8 +72,8 @@ rxe_add() {
 setup_rxe() {
 	setup_net
 	run modprobe rdma_rxe
-	[ -e /sys/class/infiniband/$INI_DEV ] || rxe_add "$INI_DEV" veth0
-	[ -e /sys/class/infiniband/$TGT_DEV ] || rxe_add "$TGT_DEV" veth1
+	[ -e /sys/class/infiniband/$INI_DEV ] || rxe_add "$INI_DEV" "$INI_NETDEV"
+	[ -e /sys/class/infiniband/$TGT_DEV ] || rxe_add "$TGT_DEV" "$TGT_NETDEV"
 }
 
 # cm_listening ADDR[:PORT]: an RDMA CM id is listening on that address.
@@ -118,3 +120,7 @@ fio_verify() {
 . "$TESTLIB/srp.sh"
 . "$TESTLIB/iser.sh"
 . "$TESTLIB/reset.sh"
+# The two-node topology overrides the network set-up (tests/lib/node.sh).
+if [ -n "${NODE_ROLE:-}" ]; then
+	. "$TESTLIB/node.sh"
+fi

@@ -113,11 +113,11 @@ nvme_live() { [ "$(nvme_ctrl_state)" = live ]; }
 # Reset actions for fio_during; each returns once the device is back.
 reset_tgt_in_place() { reset_in_place "$TGT_DEV"; }
 reset_ini_in_place() { reset_in_place "$INI_DEV"; }
-reset_tgt_reregister() { reset_reregister "$TGT_DEV" veth1; }
-reset_ini_reregister() { reset_reregister "$INI_DEV" veth0; }
+reset_tgt_reregister() { reset_reregister "$TGT_DEV" "$TGT_NETDEV"; }
+reset_ini_reregister() { reset_reregister "$INI_DEV" "$INI_NETDEV"; }
 reset_both_tgt_first() { reset_in_place "$TGT_DEV"; reset_in_place "$INI_DEV"; }
 reset_both_ini_first() { reset_in_place "$INI_DEV"; reset_in_place "$TGT_DEV"; }
-reset_both_reregister() { reset_reregister "$TGT_DEV" veth1; reset_reregister "$INI_DEV" veth0; }
+reset_both_reregister() { reset_reregister "$TGT_DEV" "$TGT_NETDEV"; reset_reregister "$INI_DEV" "$INI_NETDEV"; }
 
 # disk_addr DEV: where the disk hangs (SCSI host:channel:target:lun, or the
 # NVMe controller).

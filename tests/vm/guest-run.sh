@@ -12,7 +12,7 @@ set -u
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 . /results/config.sh
 PROJ=/rr
-MODSRC=$PROJ/build/src
+MODSRC=$PROJ/${MODSRC:-build/src}
 CASEDIR=$PROJ/$CASEDIR
 
 mount -t tmpfs tmpfs /run
@@ -29,8 +29,34 @@ echo 1 >/proc/sys/kernel/sysrq
 # Report hung tasks quickly: a case that hangs a task must fail.
 echo 30 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 
-export PROJ TESTLIB="$PROJ/tests/lib" MODSRC
+export PROJ TESTLIB="$PROJ/tests/lib" MODSRC NODE_ROLE
 kmsg() { echo "rr-case: $*" >/dev/kmsg; }
+
+# A kernel with kmemleak (the debug lane): forget what booting leaked, so
+# that the scan after the cases reports only what they leaked.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+[ -w $KMEMLEAK ] && { echo scan >$KMEMLEAK; echo clear >$KMEMLEAK; }
+leak_scan() {
+	[ -w $KMEMLEAK ] || return 0
+	# An object is reported once a scan finds it unreferenced and older
+	# than 5 s: wait that out, scan twice; the kernel logs the verdict.
+	sleep 6
+	echo scan >$KMEMLEAK
+	echo scan >$KMEMLEAK
+	cat $KMEMLEAK >/results/kmemleak.txt
+}
+
+# The target node of a two-node case: serve the mailbox until told to stop.
+if [ "$NODE_ROLE" = target ]; then
+	hostname rr-target
+	bash "$PROJ/tests/vm/node-agent.sh" /mbox
+	leak_scan
+	dmesg >/results/dmesg.txt
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 30
+fi
+[ -n "$NODE_ROLE" ] && hostname rr-initiator
 
 for c in $CASES; do
 	name=${c%%:*}
@@ -49,6 +75,7 @@ for c in $CASES; do
 	sync
 done
 
+leak_scan
 dmesg >/results/dmesg.txt
 sync
 echo o >/proc/sysrq-trigger

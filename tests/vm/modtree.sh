@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# modtree.sh STOCK_MODDIR SRC OUTROOT
+# modtree.sh STOCK_MODDIR SRC|none OUTROOT
 #
 # Lay out OUTROOT/lib/modules/KREL for the VMs: every stock module of the
 # Debian kernel (hard links, nothing copied) plus our module set in
@@ -19,15 +19,18 @@ rm -rf "$OUT.tmp"
 mkdir -p "$OUT.tmp/lib/modules"
 cp -al "$STOCK" "$OUT.tmp/lib/modules/$krel"
 rm -f "$OUT.tmp/lib/modules/$krel"/{build,source}
-mkdir -p "$OUT.tmp/lib/modules/$krel/updates/rdma-reset"
-n=0
-while read -r ko; do
-	install -m 0644 "$ko" "$OUT.tmp/lib/modules/$krel/updates/rdma-reset/"
-	n=$((n + 1))
-done < <(find "$SRC" -name '*.ko' -not -path '*/tests/*')
-[ "$n" -gt 0 ] || { echo "modtree: no modules built in $SRC" >&2; exit 1; }
+# SRC "none": Debian's modules only (the control runs, MODULES=stock).
+if [ "$SRC" != none ]; then
+	mkdir -p "$OUT.tmp/lib/modules/$krel/updates/rdma-reset"
+	n=0
+	while read -r ko; do
+		install -m 0644 "$ko" "$OUT.tmp/lib/modules/$krel/updates/rdma-reset/"
+		n=$((n + 1))
+	done < <(find "$SRC" -name '*.ko' -not -path '*/tests/*')
+	[ "$n" -gt 0 ] || { echo "modtree: no modules built in $SRC" >&2; exit 1; }
+fi
 # Extra modules built for the tests only (tests/modules) go to extra/.
-if [ -d "$SRC/tests" ]; then
+if [ "$SRC" != none ] && [ -d "$SRC/tests" ]; then
 	mkdir -p "$OUT.tmp/lib/modules/$krel/extra"
 	find "$SRC/tests" -name '*.ko' -exec install -m 0644 {} "$OUT.tmp/lib/modules/$krel/extra/" \;
 fi
