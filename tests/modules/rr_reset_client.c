@@ -35,6 +35,9 @@ MODULE_PARM_DESC(keep_pd, "break the contract: keep the PD across reset_prepare 
 static unsigned int prepare_delay_ms;
 module_param(prepare_delay_ms, uint, 0644);
 MODULE_PARM_DESC(prepare_delay_ms, "sleep this long in reset_prepare (test knob)");
+static unsigned int done_delay_ms;
+module_param(done_delay_ms, uint, 0644);
+MODULE_PARM_DESC(done_delay_ms, "sleep this long in reset_done (test knob)");
 
 static char *listen;
 module_param(listen, charp, 0444);
@@ -128,6 +131,11 @@ static void rr_##x##_done(struct ib_device *dev, void *data)		\
 									\
 	if (d != data)							\
 		pr_err("rr-ev: " #x " client_data mismatch\n");		\
+	if (done_delay_ms) {						\
+		pr_info("rr-ev: rr_" #x " done-wait %s id=%d\n",	\
+			dev_name(&dev->dev), d->id);			\
+		msleep(done_delay_ms);					\
+	}								\
 	rr_get_device(dev, &rr_##x, data, "done");			\
 }									\
 static void rr_##x##_failed(void *data)					\
