@@ -43,12 +43,13 @@ RUN=$B/tests/$(date +%Y%m%d-%H%M%S)$(basename "$CASEDIR" | sed "s/^cases$//; s/^
 VM_MEM=${VM_MEM:-3072}
 # VM_APPEND: more kernel parameters (make soak adds memory-debugging ones).
 # CASE_TIMEOUT: a time bound for every case instead of its TIMEOUT header.
-# RR_*: variables exported to the cases (e.g. RR_TORTURE_N for make torture).
+# RR_*: variables exported to the cases (e.g. RR_TORTURE_N for make torture);
+# RR_TIME_SCALE multiplies every time bound, the cases' and their waits'.
 
 # The kernel-log patterns that fail a case.
 BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|blocked for more than|'\
 'hung_task|INFO: task .* blocked|possible circular locking|possible recursive locking|'\
-'inconsistent lock state|lockdep|disagrees about version of symbol|Unknown symbol|'\
+'inconsistent lock state|INFO: lockdep is turned off|DEBUG_LOCKS_WARN_ON|disagrees about version of symbol|Unknown symbol|'\
 'UBSAN:|KASAN:|kmemleak: .*suspected memory leak|ODEBUG:|Call Trace:'
 
 [ -f "$VMLINUZ" ] || die "no kernel at $VMLINUZ (run make first)"
@@ -93,7 +94,7 @@ fi
 # Group: consecutive shared cases share a boot; fresh ones boot alone.
 batches=() twonode=() cur=""
 for c in "${cases[@]}"; do
-	t=${CASE_TIMEOUT:-$(header "$CASEDIR/$c" TIMEOUT)}; t=${t:-300}
+	t=${CASE_TIMEOUT:-$(header "$CASEDIR/$c" TIMEOUT)}; t=$((${t:-300} * ${RR_TIME_SCALE:-1}))
 	vm=$(header "$CASEDIR/$c" VM)
 	if [ "$vm" = fresh ] || [ "$vm" = two-node ]; then
 		[ -n "$cur" ] && batches+=("$cur")

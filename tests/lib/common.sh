@@ -23,9 +23,10 @@ skip() { echo "SKIP: $*"; exit 0; }
 # Run a command; fail the case with its output if it fails.
 run() { local out; out=$("$@" 2>&1) || fail "$* -> $out"; [ -z "$out" ] || echo "$out"; }
 
-# wait_for SECONDS DESCRIPTION COMMAND...: poll COMMAND every 0.1 s.
+# wait_for SECONDS DESCRIPTION COMMAND...: poll COMMAND every 0.1 s.  The
+# bound is multiplied by RR_TIME_SCALE (the debug-kernel lane runs slower).
 wait_for() {
-	local t=$1 what=$2 end
+	local t=$(($1 * ${RR_TIME_SCALE:-1})) what=$2 end
 	shift 2
 	end=$(($(date +%s) + t))
 	until "$@" >/dev/null 2>&1; do

@@ -27,7 +27,7 @@ hostname rr-vm
 ip link set lo up
 echo 1 >/proc/sys/kernel/sysrq
 # Report hung tasks quickly: a case that hangs a task must fail.
-echo 30 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+echo $((30 * ${RR_TIME_SCALE:-1})) >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 
 export PROJ TESTLIB="$PROJ/tests/lib" MODSRC NODE_ROLE
 kmsg() { echo "rr-case: $*" >/dev/kmsg; }
