@@ -34,7 +34,7 @@ MODROOT=$VMDIR/modroot
 # MODULES=stock: Debian's modules only, none of ours (a control run).
 if [ "${MODULES:-}" = stock ]; then
 	MODROOT=$VMDIR/modroot-stock
-	[ -d "$MODROOT" ] || "$TOP/tests/vm/modtree.sh" "$STOCK/lib/modules/$KREL" none "$MODROOT" >/dev/null || exit 1
+	[ -d "$MODROOT/lib/modules/$KREL" ] || "$TOP/tests/vm/modtree.sh" "$STOCK/lib/modules/$KREL" none "$MODROOT" >/dev/null || exit 1
 fi
 INITRD=$VMDIR/initramfs.gz
 CASEDIR=$(realpath "${CASEDIR:-$TOP/tests/cases}")
@@ -166,10 +166,10 @@ for batch in "${batches[@]}"; do
 		p0=$((20000 + ($$ % 5000) * 2))
 		mkdir -p "$D/mbox" "$D/peer"
 		config "$D/peer" target
-		# shellcheck disable=SC2046
 		# Its exit is announced in the mailbox: a dead target node fails
 		# the case at once rather than at PEER_TIMEOUT.
 		{
+			# shellcheck disable=SC2046
 			boot_vm "$D/peer" $(twonode_args $((p0 + 1)) "$p0" 52:54:00:00:00:02)
 			touch "$D/mbox/peer-exited"
 		} &

@@ -53,6 +53,11 @@ uevent_seen() {
 
 rr_live() { cat /sys/module/rr_reset_client/parameters/live; }
 
+# ulp_qps DEV: QPs on DEV other than ib_core's own QP1 (GSI);
+# no_ulp_qps DEV: none are left.
+ulp_qps() { rdma resource show qp | grep -v 'type GSI' | grep -c "link $1/" || true; }
+no_ulp_qps() { [ "$(ulp_qps "$1")" = 0 ]; }
+
 # res_counts DEV: the kernel's object counts (pd cq qp mr cm_id) on DEV.
 res_counts() { rdma resource show | awk -v d="$1:" '$2 == d { $1 = ""; print }'; }
 
