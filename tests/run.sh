@@ -238,6 +238,7 @@ for batch in "${batches[@]}"; do
 		else
 			printf 'FAIL %-36s %s\n' "$name" "$why"
 			[ -f "$log" ] && tail -n 15 "$log" | sed 's/^/     | /'
+			[ -f "$D/$name.stacks" ] && echo "     | task stacks at the time bound: $D/$name.stacks"
 			fail=$((fail + 1))
 		fi
 	done

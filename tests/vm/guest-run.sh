@@ -58,6 +58,16 @@ if [ "$NODE_ROLE" = target ]; then
 fi
 [ -n "$NODE_ROLE" ] && hostname rr-initiator
 
+# task_stacks: state, name and kernel stack of every task but this shell's.
+task_stacks() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" = "$BASHPID" ] && continue
+		echo "== ${p#/proc/} $(cat "$p/comm" 2>/dev/null) $(awk '/^State/ { print $2 }' "$p/status" 2>/dev/null)"
+		cat "$p/stack" 2>/dev/null
+	done
+}
+
 for c in $CASES; do
 	name=${c%%:*}
 	bound=${c#*:}
@@ -65,8 +75,15 @@ for c in $CASES; do
 	echo "== $name (bound ${bound}s)" >/dev/console
 	start=$(date +%s.%N)
 	(cd /tmp && setsid timeout -k 10 "$bound" bash "$CASEDIR/$name") \
-		>"/results/$name.log" 2>&1 </dev/null
+		>"/results/$name.log" 2>&1 </dev/null &
+	pid=$!
+	# Shortly before the bound kills it, keep every task's kernel stack: a
+	# hang in an interruptible sleep escapes the hung-task detector.
+	(sleep "$((bound > 20 ? bound - 10 : bound))" && task_stacks >"/results/$name.stacks") &
+	wd=$!
+	wait $pid
 	rc=$?
+	if [ -e "/results/$name.stacks" ]; then wait $wd; else kill $wd 2>/dev/null; fi
 	end=$(date +%s.%N)
 	[ $rc -eq 124 ] || [ $rc -eq 137 ] && echo "TIMEOUT after ${bound}s" >>"/results/$name.log"
 	# Let the kernel flush what the case triggered before the marker.
