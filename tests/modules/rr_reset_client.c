@@ -39,6 +39,10 @@ static unsigned int done_delay_ms;
 module_param(done_delay_ms, uint, 0644);
 MODULE_PARM_DESC(done_delay_ms, "sleep this long in reset_done (test knob)");
 
+static unsigned int failed_delay_ms;
+module_param(failed_delay_ms, uint, 0644);
+MODULE_PARM_DESC(failed_delay_ms, "sleep this long in reset_failed (test knob)");
+
 static char *listen;
 module_param(listen, charp, 0444);
 MODULE_PARM_DESC(listen, "IPv4:port to listen on with RDMA CM");
@@ -142,6 +146,10 @@ static void rr_##x##_failed(void *data)					\
 {									\
 	struct rr_data *d = data;					\
 									\
+	if (failed_delay_ms) {						\
+		pr_info("rr-ev: rr_" #x " failed-wait - id=%d\n", d->id);	\
+		msleep(failed_delay_ms);				\
+	}								\
 	pr_info("rr-ev: rr_" #x " failed - id=%d\n", d->id);		\
 	/* keep_pd, in place only: the device is still there. */	\
 	if (d->pd)							\

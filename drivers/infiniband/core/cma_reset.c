@@ -47,9 +47,10 @@
  * never held across ib_cm/iw_cm calls or ULP callbacks.
  *
  * @detaching: the listener is on the list but still being detached from
- *	its device, without handler_mutex (ib_destroy_cm_id() waits for
- *	request handlers that take it).  rdma_destroy_id() waits for it to
- *	clear (cma_reset_forget()); nothing else touches the record then.
+ *	its device (its ib_cm/iw_cm listen is destroyed without
+ *	handler_mutex: ib_destroy_cm_id() waits for request handlers that
+ *	take it).  rdma_destroy_id() waits for it to clear
+ *	(cma_reset_forget()); nothing else touches the record then.
  * @attaching: the retry work holds a reference and tries to attach it.
  *	The record may be freed meanwhile (rdma_destroy_id()); the work looks
  *	it up again by id afterwards.
@@ -67,7 +68,12 @@ struct cma_kept {
 
 static DEFINE_MUTEX(kept_lock);
 static LIST_HEAD(kept_list);
+/*
+ * kept_wq is woken, and detach_seq (written under kept_lock, read without
+ * it by waiters) advanced, whenever a record stops detaching.
+ */
 static DECLARE_WAIT_QUEUE_HEAD(kept_wq);
+static unsigned long detach_seq;
 
 /* Ids that asked for reset events (rdma_set_reset_handler()). */
 struct cma_reset_handler {
@@ -112,7 +118,11 @@ static void notify(struct rdma_id_private *id_priv,
 		fn(&id_priv->id, event);
 }
 
-/* Re-arm the expiry work for the earliest deadline; under kept_lock. */
+/*
+ * Re-arm the expiry work for the earliest deadline; under kept_lock.  A
+ * record being detached or attached is not counted: whoever clears the
+ * flag calls this again, so the work never polls a busy record.
+ */
 static void arm_expiry(void)
 {
 	unsigned long first = 0;
@@ -121,6 +131,8 @@ static void arm_expiry(void)
 
 	lockdep_assert_held(&kept_lock);
 	list_for_each_entry(k, &kept_list, list) {
+		if (k->detaching || k->attaching)
+			continue;
 		if (!any || time_before(k->deadline, first))
 			first = k->deadline;
 		any = true;
@@ -172,6 +184,7 @@ bool cma_reset_keep_listener(struct rdma_id_private *id_priv)
 
 	mutex_lock(&kept_lock);
 	k->detaching = false;
+	WRITE_ONCE(detach_seq, detach_seq + 1);
 	arm_expiry();
 	mutex_unlock(&kept_lock);
 	wake_up_all(&kept_wq);
@@ -218,19 +231,15 @@ void cma_reset_forget(struct rdma_id_private *id_priv)
 		}
 	}
 	for (;;) {
+		unsigned long seq;
+
 		k = find_kept(id_priv);
 		if (!k || !k->detaching)
 			break;
+		/* Not a mutex in the wait condition: it runs !TASK_RUNNING. */
+		seq = detach_seq;
 		mutex_unlock(&kept_lock);
-		wait_event(kept_wq, ({
-			bool busy;
-
-			mutex_lock(&kept_lock);
-			k = find_kept(id_priv);
-			busy = k && k->detaching;
-			mutex_unlock(&kept_lock);
-			!busy;
-		}));
+		wait_event(kept_wq, READ_ONCE(detach_seq) != seq);
 		mutex_lock(&kept_lock);
 	}
 	if (k)
@@ -289,6 +298,7 @@ static void cma_reset_retry_fn(struct work_struct *work)
 			/* The address may not be on the device yet. */
 			k->attaching = false;
 			again = true;
+			arm_expiry();
 		}
 		mutex_unlock(&kept_lock);
 
@@ -345,15 +355,16 @@ void cma_reset_device_added(void)
 	mod_delayed_work(system_unbound_wq, &retry_work, 0);
 }
 
+/*
+ * An address was added.  The IPv6 chain is atomic (called under
+ * rcu_read_lock(), from softirq for autoconfigured addresses): take no
+ * lock here.  The retry work finds nothing to do if nothing is kept.
+ */
 static int cma_reset_addr_event(struct notifier_block *nb,
 				unsigned long event, void *ptr)
 {
-	if (event == NETDEV_UP) {
-		mutex_lock(&kept_lock);
-		if (!list_empty(&kept_list))
-			mod_delayed_work(system_unbound_wq, &retry_work, 0);
-		mutex_unlock(&kept_lock);
-	}
+	if (event == NETDEV_UP && !list_empty_careful(&kept_list))
+		mod_delayed_work(system_unbound_wq, &retry_work, 0);
 	return NOTIFY_DONE;
 }
 

@@ -142,8 +142,9 @@ static LIST_HEAD(reset_idents);
 /*
  * A client's state kept across a reset.  @client stays valid while the
  * entry exists: ib_unregister_client() takes every entry of the client out
- * (reset_forget_client(), which calls reset_failed) before it returns.
- * @client_data is the client's; ib_core only hands it back.
+ * (reset_forget_client(), which calls reset_failed) and waits for the ones
+ * on the failing list before it returns.  @client_data is the client's;
+ * ib_core only hands it back.
  */
 struct reset_kept {
 	struct list_head list;
@@ -151,6 +152,22 @@ struct reset_kept {
 	const struct ib_reset_ops *ops;
 	void *client_data;
 };
+
+/*
+ * Kept entries whose reset_failed is running (reset_fail_kept()), off
+ * their reset, which may be freed meanwhile.  failing_seq (written under
+ * reset_lock, read without it by waiters on failing_wq) advances whenever
+ * one is done.
+ */
+static LIST_HEAD(failing);
+static DECLARE_WAIT_QUEUE_HEAD(failing_wq);
+static unsigned long failing_seq;
+
+/*
+ * Re-registration timeouts run here, so that ib_core's exit can end the
+ * ones still pending and wait for them (ib_reset_cleanup()).
+ */
+static struct workqueue_struct *reset_wq;
 
 /*
  * One reset in progress.
@@ -265,21 +282,31 @@ static struct ib_reset *reset_new(struct ib_device *dev, const char *kind)
 	return r;
 }
 
-/* Final teardown of every state @r still keeps, in prepare order. */
+/*
+ * Final teardown of every state @r still keeps, in prepare order.  Each
+ * entry is on the failing list while its reset_failed runs, where
+ * ib_unregister_client() of its client can see it and wait.
+ */
 static void reset_fail_kept(struct ib_reset *r)
 {
-	struct reset_kept *k, *tmp;
-	LIST_HEAD(kept);
+	struct reset_kept *k;
 
 	mutex_lock(&reset_lock);
-	list_splice_init(&r->kept, &kept);
-	mutex_unlock(&reset_lock);
+	while ((k = list_first_entry_or_null(&r->kept, struct reset_kept,
+					     list))) {
+		list_move_tail(&k->list, &failing);
+		mutex_unlock(&reset_lock);
 
-	list_for_each_entry_safe(k, tmp, &kept, list) {
 		if (k->ops->reset_failed)
 			k->ops->reset_failed(k->client_data);
+
+		mutex_lock(&reset_lock);
+		list_del(&k->list);
 		kfree(k);
+		WRITE_ONCE(failing_seq, failing_seq + 1);
+		wake_up_all(&failing_wq);
 	}
+	mutex_unlock(&reset_lock);
 }
 
 /* Account a finished reset (the ib_reset is off the list) and free it. */
@@ -405,6 +432,21 @@ static void reset_forget_client(struct ib_client *client)
 		if (k->ops->reset_failed)
 			k->ops->reset_failed(k->client_data);
 		kfree(k);
+	}
+
+	/* Another thread may be running reset_failed on @client's state. */
+	for (;;) {
+		unsigned long seq;
+		bool busy = false;
+
+		mutex_lock(&reset_lock);
+		list_for_each_entry(k, &failing, list)
+			busy |= k->client == client;
+		seq = failing_seq;
+		mutex_unlock(&reset_lock);
+		if (!busy)
+			break;
+		wait_event(failing_wq, READ_ONCE(failing_seq) != seq);
 	}
 }
 
@@ -582,11 +624,28 @@ bool ib_reset_client_remove(struct ib_device *dev, struct ib_client *client,
 	k->client = client;
 	k->ops = ops;
 	k->client_data = client_data;
-	list_add_tail(&k->list, &r->kept);
 	mutex_unlock(&reset_lock);
 
 	trace_ib_reset_client(dev_name(&dev->dev), client->name, "prepare");
 	ops->reset_prepare(dev, client_data);
+
+	/*
+	 * Kept only now, so that no reset_failed (ib_unregister_client_reset_ops)
+	 * can run while reset_prepare still uses @client_data.  @r is still
+	 * there: it ends only after every client has been removed.
+	 */
+	mutex_lock(&reset_lock);
+	if (client_ops(client) == ops) {
+		list_add_tail(&k->list, &r->kept);
+		k = NULL;
+	}
+	mutex_unlock(&reset_lock);
+	if (k) {
+		/* Its reset ops went away during reset_prepare. */
+		if (ops->reset_failed)
+			ops->reset_failed(client_data);
+		kfree(k);
+	}
 	return true;
 }
 
@@ -672,7 +731,7 @@ void ib_reset_device_unregistered(struct ib_device *dev)
 		 * keeps listeners of its own, and admins count the reset.
 		 */
 		r->dev = NULL;
-		queue_delayed_work(system_unbound_wq, &r->timeout,
+		queue_delayed_work(reset_wq, &r->timeout,
 				   msecs_to_jiffies(READ_ONCE(reset_timeout_ms)));
 	}
 	mutex_unlock(&reset_lock);
@@ -780,6 +839,7 @@ static int reset_in_place_cb(struct ib_device *dev, void *arg)
 int ib_device_reset(struct ib_device *dev)
 {
 	struct ib_reset *r;
+	bool resetting;
 	int ret;
 
 	if (!dev->ops.disassociate_ucontext &&
@@ -790,10 +850,28 @@ int ib_device_reset(struct ib_device *dev)
 	r = reset_new(dev, "in-place");
 	if (!r)
 		return -ENOMEM;
+	/*
+	 * The reset is visible (ib_device_is_resetting(), the client hooks)
+	 * only under unregistration_lock, so that an unregistration or a
+	 * namespace move never takes it for its own.  trylock: a reset
+	 * triggered through the device's sysfs must not wait for an
+	 * unregistration that waits for that sysfs file.
+	 */
+	if (!mutex_trylock(&dev->unregistration_lock)) {
+		kfree(r);
+		mutex_lock(&reset_lock);
+		resetting = find_reset_by_dev(dev);
+		mutex_unlock(&reset_lock);
+		dev_warn(&dev->dev, "reset refused: %s\n",
+			 resetting ? "a reset is in progress" :
+			 "the device is being unregistered or moved");
+		return -EBUSY;
+	}
 	mutex_lock(&reset_lock);
 	if (find_reset_by_dev(dev) ||
 	    find_reset_by_ident(dev->ops.driver_id, dev->node_guid)) {
 		mutex_unlock(&reset_lock);
+		mutex_unlock(&dev->unregistration_lock);
 		kfree(r);
 		dev_warn(&dev->dev, "reset refused: a reset is in progress\n");
 		return -EBUSY;
@@ -809,6 +887,7 @@ int ib_device_reset(struct ib_device *dev)
 	mutex_lock(&reset_lock);
 	list_del(&r->list);
 	mutex_unlock(&reset_lock);
+	mutex_unlock(&dev->unregistration_lock);
 	r->dev = NULL;
 	/* Not reached by the add pass (e.g. the device never came back up). */
 	reset_fail_kept(r);
@@ -945,13 +1024,35 @@ void ib_reset_sysfs_remove(struct ib_device *dev)
 	sysfs_remove_group(&dev->dev.kobj, &reset_attr_group);
 }
 
-/* ib_core_cleanup(): every client is gone, so no state is kept any more. */
+/* ib_core_init(). */
+int ib_reset_init(void)
+{
+	reset_wq = alloc_workqueue("ib-reset-wq", WQ_UNBOUND, 0);
+	return reset_wq ? 0 : -ENOMEM;
+}
+
+/*
+ * ib_core_cleanup(): every client and device is gone, so no state is kept
+ * any more.  A re-registration reset may still wait for its device (the
+ * whole stack unloaded within reset_timeout_ms): time it out now.
+ */
 void ib_reset_cleanup(void)
 {
 	struct reset_ident *id, *tmp;
+	struct ib_reset *r;
+
+	mutex_lock(&reset_lock);
+	list_for_each_entry(r, &resets, list) {
+		pr_info("%s: ib_core unloading, ending its pending reset\n",
+			r->name);
+		mod_delayed_work(reset_wq, &r->timeout, 0);
+	}
+	mutex_unlock(&reset_lock);
+	destroy_workqueue(reset_wq);	/* runs and waits for them */
 
 	WARN_ON(!list_empty(&resets));
 	WARN_ON(!list_empty(&reset_clients));
+	WARN_ON(!list_empty(&failing));
 	list_for_each_entry_safe(id, tmp, &reset_idents, list) {
 		list_del(&id->list);
 		kfree(id);

@@ -11,7 +11,10 @@
 struct ib_device;
 struct ib_client;
 
-/* device.c: remove every client, run @fn, add every client back. */
+/*
+ * device.c: remove every client, run @fn, add every client back; the
+ * caller holds device->unregistration_lock.
+ */
 int ib_device_cycle(struct ib_device *device,
 		    int (*fn)(struct ib_device *device, void *arg), void *arg);
 
@@ -26,6 +29,7 @@ void ib_reset_device_registered(struct ib_device *dev, bool ok);
 void ib_reset_client_unregistered(struct ib_client *client);
 void ib_reset_sysfs_add(struct ib_device *dev);
 void ib_reset_sysfs_remove(struct ib_device *dev);
+int ib_reset_init(void);
 void ib_reset_cleanup(void);
 
 #endif /* _IB_RESET_PRIV_H */
