@@ -48,7 +48,8 @@ struct ib_client;
  * @reset_failed: the device did not come back within the reset timeout,
  *	or the in-place reset failed, or the client is being unregistered
  *	while its state is kept.  Final teardown: free @client_data.  No
- *	device pointer is passed and none may be used.  May sleep.
+ *	device pointer is passed and none may be used.  May sleep; may run
+ *	on ib_core's workqueue, and ib_unregister_client() waits for it.
  */
 struct ib_reset_ops {
 	void (*reset_prepare)(struct ib_device *dev, void *client_data);

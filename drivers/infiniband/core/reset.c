@@ -176,6 +176,11 @@ static struct workqueue_struct *reset_wq;
  * comes back (done).  It is only ever compared with the device a hook runs
  * for, and set to NULL before an unregistered device can be freed: nothing
  * dereferences it.
+ *
+ * An in-place reset is on the list only while ib_device_reset() holds
+ * @dev->unregistration_lock, so an unregistration or a namespace move
+ * (which take that lock) never finds it.  A re-registration reset is added
+ * by the unregistration itself, under the same lock.
  */
 struct ib_reset {
 	struct list_head list;
