@@ -123,7 +123,7 @@ debug-kernel: kernel
 check-debug: debug-kernel
 	@scripts/prepare-src.sh $(TOP) $(KERNELDIR) $(DBG)/src
 	+$(MAKE) -C $(DBG)/obj M=$(DBG)/src NOSTDINC_FLAGS=-I$(DBG)/src/include -j$(JOBS) modules
-	@LANE=debug RR_TIME_SCALE=$${RR_TIME_SCALE:-8} tests/run.sh $(CASES)
+	@LANE=debug RR_TIME_SCALE=$${RR_TIME_SCALE:-8} RR_IO_DIV=$${RR_IO_DIV:-4} tests/run.sh $(CASES)
 
 # Benchmarks: not part of check (minutes of VM time); see bench/run.sh.
 bench: modules

@@ -102,11 +102,23 @@ our_ko() { find "$MODSRC" -name "${1//_/[-_]}.ko" | head -1; }
 # cfg_w FILE VALUE: write one configfs/sysfs attribute, failing the case on error.
 cfg_w() { printf '%s\n' "$2" >"$1" || fail "write '$2' > $1"; }
 
+# io_size SIZE: SIZE (a number of MiB, "48M") divided by RR_IO_DIV, rounded
+# up.  make check-debug sets RR_IO_DIV: the debug kernel moves data about
+# 18 times slower under TCG, so its cases keep every reset and check with
+# less data between them (fio_during still fails if the I/O ends first).
+io_size() {
+	local m=${1%M} div=${RR_IO_DIV:-1}
+	case "$m" in '' | *[!0-9]*) fail "io_size: '$1' is not a size in M" >&2 ;; esac
+	case "$div" in '' | 0 | *[!0-9]*) fail "RR_IO_DIV must be a positive integer, not '$div'" >&2 ;; esac
+	echo "$(((m + div - 1) / div))M"
+}
+
 # fio_verify DEV [SIZE]: write DEV with random 4k blocks carrying crc32c
 # headers, then read everything back and verify it.  DEV must be a block
 # device: a vanished node would otherwise be recreated as a regular file.
 fio_verify() {
-	local dev=$1 size=${2:-32M}
+	local dev=$1 size
+	size=$(io_size "${2:-32M}") || exit 1
 	[ -b "$dev" ] || fail "$dev is not a block device"
 	fio --name=verify --filename="$dev" --ioengine=libaio --direct=1 \
 		--rw=randwrite --bs=4k --iodepth=8 --size="$size" \

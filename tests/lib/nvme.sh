@@ -91,18 +91,25 @@ writes_done() { awk '{ print $5 }' "/sys/block/${1#/dev/}/stat"; }
 # CMD once fio is writing, then let fio finish and read everything back.
 # Fails on any I/O error or verify failure.
 fio_during() {
-	local dev=$1 w0 pid
+	local dev=$1 w0 pid size
 	shift
 	[ -b "$dev" ] || fail "$dev is not a block device"
+	size=$(io_size "${FIO_SIZE:-48M}") || exit 1
 	w0=$(writes_done "$dev")
 	fio --name=during --filename="$dev" --ioengine=libaio --direct=1 \
-		--rw=randwrite --bs=4k --iodepth=8 --size="${FIO_SIZE:-48M}" \
+		--rw=randwrite --bs=4k --iodepth=8 --size="$size" \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--output=/tmp/fio-during.log &
 	pid=$!
 	wait_for 30 "fio writing to $dev" sh -c "[ \$(awk '{ print \$5 }' /sys/block/${dev#/dev/}/stat) -gt $((w0 + 200)) ]"
 	log "fio is writing; running: $*"
 	"$@"
+	# The action must have ended inside the I/O, or it proved nothing
+	# about I/O across a reset (a zombie fio counts as running: the
+	# check can only err towards passing, never fail a good run).
+	kill -0 "$pid" 2>/dev/null ||
+		fail "fio had ended before '$*' returned: no I/O across it (raise FIO_SIZE)"
+	log "'$*' returned with fio still running"
 	wait "$pid" || { cat /tmp/fio-during.log; fail "fio failed across: $*"; }
 	grep -q 'err= 0' /tmp/fio-during.log || { cat /tmp/fio-during.log; fail "fio reported errors across: $*"; }
 	log "fio: written through '$*' and verified, no errors"
