@@ -35,6 +35,8 @@ if [ -n "${LANE:-}" ]; then
 else
 	STOCK=$B/kernel/$KREL/root SRC=$B/src VMDIR=$B/vm
 fi
+# The cases see the lane as RR_LANE (set here, never from outside).
+export RR_LANE=${LANE:-}
 VMLINUZ=$STOCK/boot/vmlinuz-$KREL
 MODROOT=$VMDIR/modroot
 # MODULES=stock: Debian's modules only, none of ours (a control run).
