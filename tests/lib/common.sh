@@ -103,7 +103,7 @@ our_ko() { find "$MODSRC" -name "${1//_/[-_]}.ko" | head -1; }
 cfg_w() { printf '%s\n' "$2" >"$1" || fail "write '$2' > $1"; }
 
 # io_size SIZE: SIZE (a number of MiB, "48M") divided by RR_IO_DIV, rounded
-# up.  make check-debug sets RR_IO_DIV: the debug kernel moves data about
+# up.  make check-debug sets RR_IO_DIV: the debug kernel moves data 10 to
 # 18 times slower under TCG, so its cases keep every reset and check with
 # less data between them (fio_during still fails if the I/O ends first).
 io_size() {
