@@ -39,11 +39,17 @@ fi
 export RR_LANE=${LANE:-}
 VMLINUZ=$STOCK/boot/vmlinuz-$KREL
 MODROOT=$VMDIR/modroot
+# stale_modroot: the VMs' module tree is missing or older than the stock
+# tree (the debug lane's kernel is rebuilt in place).
+stale_modroot() {
+	[ ! -d "$MODROOT/lib/modules/$KREL" ] || [ "$STOCK/lib/modules/$KREL/modules.dep" -nt "$MODROOT" ]
+}
 # MODULES=stock: Debian's modules only, none of ours (a control run).
 if [ "${MODULES:-}" = stock ]; then
 	MODROOT=$VMDIR/modroot-stock
-	[ -d "$MODROOT/lib/modules/$KREL" ] && [ ! "$STOCK/lib/modules/$KREL/modules.dep" -nt "$MODROOT" ] ||
+	if stale_modroot; then
 		"$TOP/tests/vm/modtree.sh" "$STOCK/lib/modules/$KREL" none "$MODROOT" >/dev/null || exit 1
+	fi
 fi
 INITRD=$VMDIR/initramfs.gz
 CASEDIR=$(realpath "${CASEDIR:-$TOP/tests/cases}")
@@ -64,10 +70,8 @@ BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|blocked for more t
 [ -f "$VMLINUZ" ] || die "no kernel at $VMLINUZ (run make first)"
 ls "$SRC"/drivers/infiniband/core/ib_core.ko >/dev/null 2>&1 || die "module set not built (run make)"
 
-# Stock modules + ours; rebuilt whenever one of our modules or the stock
-# tree (the debug lane's kernel is rebuilt in place) is newer than it.
-if [ "${MODULES:-}" != stock ] && { [ ! -d "$MODROOT" ] ||
-   [ "$STOCK/lib/modules/$KREL/modules.dep" -nt "$MODROOT" ] ||
+# Stock modules + ours; rebuilt when stale or older than one of our modules.
+if [ "${MODULES:-}" != stock ] && { stale_modroot ||
    [ -n "$(find "$SRC" -name '*.ko' -newer "$MODROOT" | head -1)" ]; }; then
 	"$TOP/tests/vm/modtree.sh" "$STOCK/lib/modules/$KREL" "$SRC" "$MODROOT" >/dev/null || exit 1
 fi
