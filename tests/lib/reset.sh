@@ -61,6 +61,23 @@ no_ulp_qps() { [ "$(ulp_qps "$1")" = 0 ]; }
 # res_counts DEV: the kernel's object counts (pd cq qp mr cm_id) on DEV.
 res_counts() { rdma resource show | awk -v d="$1:" '$2 == d { $1 = ""; print }'; }
 
+# slab_snap: "CACHE ACTIVE-OBJECTS" for every kmalloc cache.  SLUB counts
+# every object of a CPU's slabs as active, so the CPUs' slabs are flushed
+# first ("shrink"); otherwise a cache moves by a whole slab (kmalloc-8: 512
+# objects) with nothing allocated or freed (seen in 060, N=100: +500).
+slab_snap() {
+	local c
+	for c in /sys/kernel/slab/kmalloc-*/shrink; do echo 1 >"$c"; done
+	awk '$1 ~ /^kmalloc-/ { print $1, $2 }' /proc/slabinfo
+}
+# slab_delta OLD NEW: "CACHE GROWTH" for every cache of two slab_snap outputs.
+slab_delta() {
+	printf '%s\n' "$1" -- "$2" | awk '
+		$1 == "--" { new = 1; next }
+		!new { old[$1] = $2; next }
+		{ print $1, $2 - old[$1] }'
+}
+
 # klog_gap REGEX1 REGEX2: seconds between the last kernel log lines since
 # the mark matching REGEX1 and REGEX2 (by their kernel timestamps).
 klog_gap() {
