@@ -8,8 +8,9 @@
  *   reset_prepare(dev, client_data)   in .remove order (reverse registration
  *                                     order), when the device goes down;
  *   reset_done(dev, client_data)      in .add order, when the same device
- *                                     (same driver, same node_guid) is back,
- *                                     with the same client_data;
+ *                                     (same driver, same node_guid, same
+ *                                     network namespace) is back, with the
+ *                                     same client_data;
  *   reset_failed(client_data)         instead of reset_done, when it never
  *                                     comes back: the final teardown.
  *
@@ -22,6 +23,10 @@
  *    (sysfs) or the admin policy (module parameter) marks an unregistration
  *    as a reset; a device that registers later with the same identity
  *    within the reset timeout gets the kept client_data and reset_done.
+ *    An identity is used only while it is unique: a node_guid of 0, or one
+ *    shared with another registered device, makes the unregistration a
+ *    removal.  Tell devices apart by the struct ib_device a callback gets,
+ *    never by node_guid.
  *
  * See Documentation/infiniband/device-reset.rst.
  */
@@ -64,6 +69,8 @@ void ib_unregister_client_reset_ops(struct ib_client *client);
 int ib_device_reset(struct ib_device *dev);
 void ib_device_reset_expect(struct ib_device *dev);
 bool ib_device_is_resetting(struct ib_device *dev);
+int ib_device_block_reset(struct ib_device *dev);
+void ib_device_unblock_reset(struct ib_device *dev);
 bool ib_reset_pending(void);
 unsigned int ib_reset_timeout_ms(void);
 

@@ -17,7 +17,8 @@
  * DEVICE_REMOVAL of the listener ("rr-ev: cm removal - id=0").  With
  * resolve=IP it resolves a route to IP from an id that also asks for reset
  * notifications ("rr-ev: cmr <event> - id=0"): an id attached to a device
- * that is not a listener.
+ * that is not a listener.  With drop_rxe_reset it unregisters rdma_rxe's
+ * in-place reset hook, so rxe stands for a driver that has none.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -42,6 +43,10 @@ MODULE_PARM_DESC(done_delay_ms, "sleep this long in reset_done (test knob)");
 static unsigned int failed_delay_ms;
 module_param(failed_delay_ms, uint, 0644);
 MODULE_PARM_DESC(failed_delay_ms, "sleep this long in reset_failed (test knob)");
+
+static bool drop_rxe_reset;
+module_param(drop_rxe_reset, bool, 0444);
+MODULE_PARM_DESC(drop_rxe_reset, "unregister rdma_rxe's in-place reset hook at load, making rxe a driver without one (test knob; reload rdma_rxe to get it back)");
 
 static char *listen;
 module_param(listen, charp, 0444);
@@ -302,6 +307,8 @@ static int __init rr_init(void)
 {
 	int ret;
 
+	if (drop_rxe_reset)
+		ib_unregister_driver_reset(RDMA_DRIVER_RXE);
 	ret = ib_register_client(&rr_a);
 	if (ret)
 		return ret;

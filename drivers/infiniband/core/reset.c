@@ -7,9 +7,11 @@
  * ABI: nothing here adds a field to struct ib_client, ib_device or
  * ib_device_ops (that would change the CRCs of ib_register_client & co and
  * stop Debian's stock modules from loading).  Reset callbacks are kept in a
- * table of our own, keyed by the struct ib_client pointer; reset state is
- * kept by device identity (driver id, node_guid), never by a device pointer
- * that could outlive its device.
+ * table of our own, keyed by the struct ib_client pointer, and per-device
+ * state in a list of our own (struct reset_dev).  A re-registration reset
+ * is kept by device identity (driver id, node_guid, namespace), used only
+ * while that identity is unique, never by a device pointer that could
+ * outlive its device.
  */
 #define pr_fmt(fmt) "rdma_reset: " fmt
 
@@ -22,7 +24,6 @@
 #include <linux/kernfs.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_reset.h>
-#include <rdma/restrack.h>
 
 #include "core_priv.h"
 #include "reset_priv.h"
@@ -122,22 +123,32 @@ static LIST_HEAD(reset_clients);
 #define RESET_MAX_DRIVERS	64
 static int (*driver_reset[RESET_MAX_DRIVERS])(struct ib_device *dev);
 
-/*
- * Per identity: what admins see in sysfs, and the "expect a reset" mark.
- * Kept while a device of that identity is registered or a reset of it is
- * pending; freed on a real removal.
- */
-struct reset_ident {
-	struct list_head list;
-	u32 driver_id;
-	__be64 node_guid;
-	bool expect;		/* the next unregistration is a reset */
-	unsigned int count;	/* completed resets */
+/* What admins see in sysfs: a device's completed resets. */
+struct reset_hist {
+	unsigned int count;
 	u64 last_ms;
 	const char *last_outcome;	/* static string */
 };
 
-static LIST_HEAD(reset_idents);
+/*
+ * One registered device: from ib_reset_device_registering() to
+ * ib_reset_device_unregistering(), so @dev is valid (and its name may be
+ * read) while the record is listed.  A re-registration reset carries @hist
+ * to the device that comes back; a real removal forgets it.
+ *
+ * @blocks counts userspace users that block an in-place reset
+ * (ib_device_block_reset()).  It is taken and checked under reset_lock,
+ * as the reset is published, so neither can miss the other.
+ */
+struct reset_dev {
+	struct list_head list;
+	struct ib_device *dev;
+	bool expect;		/* the next unregistration is a reset */
+	unsigned int blocks;
+	struct reset_hist hist;
+};
+
+static LIST_HEAD(reset_devs);
 
 /*
  * A client's state kept across a reset.  @client stays valid while the
@@ -181,16 +192,26 @@ static struct workqueue_struct *reset_wq;
  * @dev->unregistration_lock, so an unregistration or a namespace move
  * (which take that lock) never finds it.  A re-registration reset is added
  * by the unregistration itself, under the same lock.
+ *
+ * The identity of a re-registration reset, (@driver_id, @node_guid) in the
+ * namespace @net_cookie, is what a registering device must have to claim
+ * it.  It is used only while it is unique: a device whose node_guid is 0,
+ * or shared with another registered device or a pending reset (rxe derives
+ * it from the MAC: a bond and its slave, cloned VMs), is never kept for a
+ * re-registration, its unregistration is a removal (ident_shared()).
  */
 struct ib_reset {
 	struct list_head list;
 	u32 driver_id;
 	__be64 node_guid;
+	u64 net_cookie;
 	char name[IB_DEVICE_NAME_MAX];
 	const char *kind;	/* "in-place" or "re-register" */
 	struct ib_device *dev;
 	bool coming_back;	/* clients get reset_done, not prepare */
 	ktime_t start;
+	struct reset_hist hist;	/* re-register: the device's, carried over */
+	int (*hw_reset)(struct ib_device *dev);	/* in place: the driver's */
 	struct list_head kept;	/* struct reset_kept, in prepare order */
 	struct delayed_work timeout;
 };
@@ -208,25 +229,15 @@ static const struct ib_reset_ops *client_ops(struct ib_client *client)
 	return NULL;
 }
 
-static struct reset_ident *find_ident(u32 driver_id, __be64 node_guid,
-				      bool create)
+static struct reset_dev *find_dev(struct ib_device *dev)
 {
-	struct reset_ident *id;
+	struct reset_dev *rd;
 
 	lockdep_assert_held(&reset_lock);
-	list_for_each_entry(id, &reset_idents, list)
-		if (id->driver_id == driver_id && id->node_guid == node_guid)
-			return id;
-	if (!create)
-		return NULL;
-	id = kzalloc(sizeof(*id), GFP_KERNEL);
-	if (!id)
-		return NULL;
-	id->driver_id = driver_id;
-	id->node_guid = node_guid;
-	id->last_outcome = "none";
-	list_add(&id->list, &reset_idents);
-	return id;
+	list_for_each_entry(rd, &reset_devs, list)
+		if (rd->dev == dev)
+			return rd;
+	return NULL;
 }
 
 static struct ib_reset *find_reset_by_dev(struct ib_device *dev)
@@ -240,14 +251,63 @@ static struct ib_reset *find_reset_by_dev(struct ib_device *dev)
 	return NULL;
 }
 
-static struct ib_reset *find_reset_by_ident(u32 driver_id, __be64 node_guid)
+static u64 dev_net_cookie(struct ib_device *dev)
+{
+	return read_pnet(&dev->coredev.rdma_net)->net_cookie;
+}
+
+/*
+ * The name of another registered device (or, with @pending, of a pending
+ * reset) with @dev's identity; "" for a node_guid of 0; NULL if @dev's
+ * identity is unique.  Namespaces do not matter here: a GUID shared across
+ * two of them is still shared.
+ */
+static const char *ident_shared(struct ib_device *dev, bool pending)
+{
+	struct reset_dev *rd;
+	struct ib_reset *r;
+
+	lockdep_assert_held(&reset_lock);
+	if (!dev->node_guid)
+		return "";
+	list_for_each_entry(rd, &reset_devs, list)
+		if (rd->dev != dev &&
+		    rd->dev->ops.driver_id == dev->ops.driver_id &&
+		    rd->dev->node_guid == dev->node_guid)
+			return dev_name(&rd->dev->dev);
+	if (!pending)
+		return NULL;
+	list_for_each_entry(r, &resets, list)
+		if (r->dev != dev && r->driver_id == dev->ops.driver_id &&
+		    r->node_guid == dev->node_guid)
+			return r->name;
+	return NULL;
+}
+
+/*
+ * The pending re-registration reset a registering @dev comes back for: same
+ * driver, node_guid and namespace, not claimed yet, and no other registered
+ * device with that identity.
+ */
+static struct ib_reset *find_reset_for(struct ib_device *dev)
 {
 	struct ib_reset *r;
 
 	lockdep_assert_held(&reset_lock);
-	list_for_each_entry(r, &resets, list)
-		if (r->driver_id == driver_id && r->node_guid == node_guid)
-			return r;
+	if (ident_shared(dev, false))
+		return NULL;
+	list_for_each_entry(r, &resets, list) {
+		if (r->dev || r->coming_back ||
+		    r->driver_id != dev->ops.driver_id ||
+		    r->node_guid != dev->node_guid)
+			continue;
+		if (r->net_cookie != dev_net_cookie(dev)) {
+			dev_info(&dev->dev, "not %s coming back: registered in another network namespace\n",
+				 r->name);
+			return NULL;
+		}
+		return r;
+	}
 	return NULL;
 }
 
@@ -314,29 +374,31 @@ static void reset_fail_kept(struct ib_reset *r)
 	mutex_unlock(&reset_lock);
 }
 
-/* Account a finished reset (the ib_reset is off the list) and free it. */
-static void reset_finish(struct ib_reset *r, struct kobject *kobj,
+/*
+ * Account a finished reset (the ib_reset is off the list) and free it.
+ * @dev: the registered device it ended on, whose history it extends and
+ * which sends the uevent; NULL when the device is gone (a timeout, a
+ * failed re-registration): ib_core's module kobject sends it then.
+ */
+static void reset_finish(struct ib_reset *r, struct ib_device *dev,
 			 const char *outcome)
 {
 	u64 ms = ktime_ms_delta(ktime_get(), r->start);
-	struct reset_ident *id;
+	struct reset_dev *rd;
 
-	mutex_lock(&reset_lock);
-	id = find_ident(r->driver_id, r->node_guid, false);
-	if (id) {
-		id->count++;
-		id->last_ms = ms;
-		id->last_outcome = outcome;
-		/* The device is gone for good: forget its identity. */
-		if (!strcmp(outcome, "timeout"))
-			list_del(&id->list);
-		else
-			id = NULL;
+	if (dev) {
+		mutex_lock(&reset_lock);
+		rd = find_dev(dev);
+		if (rd) {
+			rd->hist.count++;
+			rd->hist.last_ms = ms;
+			rd->hist.last_outcome = outcome;
+		}
+		mutex_unlock(&reset_lock);
 	}
-	mutex_unlock(&reset_lock);
-	kfree(id);
 
-	reset_uevent(kobj, outcome, r->name, r->node_guid);
+	reset_uevent(dev ? &dev->dev.kobj : &THIS_MODULE->mkobj.kobj, outcome,
+		     r->name, r->node_guid);
 	trace_ib_reset_finish(r->name, r->node_guid, r->kind, outcome, ms);
 	pr_info("%s: %s reset %s after %llu ms\n", r->name, r->kind, outcome, ms);
 	kfree(r);
@@ -360,8 +422,7 @@ static void reset_timeout_work(struct work_struct *work)
 	mutex_unlock(&reset_lock);
 
 	reset_fail_kept(r);
-	/* The device is gone: report on ib_core's module kobject. */
-	reset_finish(r, &THIS_MODULE->mkobj.kobj, "timeout");
+	reset_finish(r, NULL, "timeout");
 }
 
 /**
@@ -524,21 +585,79 @@ EXPORT_SYMBOL(ib_unregister_driver_reset);
  * (mlx5 health recovery, firmware reset, devlink reload): call this before
  * ib_unregister_device().  Reset-aware clients then get reset_prepare, keep
  * their state, and get reset_done when a device with the same driver id and
- * node_guid registers within reset_timeout_ms.
+ * node_guid registers in the same network namespace within
+ * reset_timeout_ms.  If the node_guid is 0 or not unique among the
+ * registered devices and pending resets, the unregistration is a removal
+ * (logged): a shared identity cannot tell the device that comes back.
  *
  * Context: process context, may sleep.
  */
 void ib_device_reset_expect(struct ib_device *dev)
 {
-	struct reset_ident *id;
+	struct reset_dev *rd;
 
 	mutex_lock(&reset_lock);
-	id = find_ident(dev->ops.driver_id, dev->node_guid, true);
-	if (id)
-		id->expect = true;
+	rd = find_dev(dev);
+	if (rd)
+		rd->expect = true;
 	mutex_unlock(&reset_lock);
+	if (!rd)
+		dev_warn(&dev->dev, "reset expected, but the device is not registered\n");
 }
 EXPORT_SYMBOL(ib_device_reset_expect);
+
+/**
+ * ib_device_block_reset - count a user an in-place reset would wait for
+ * @dev: a registered device
+ *
+ * For ib_uverbs: a file open on a device whose driver cannot disassociate
+ * userspace (no ->disassociate_ucontext) holds the device until it is
+ * closed, so taking the device from every client would wait for
+ * userspace.  While such a user is counted, ib_device_reset() refuses
+ * (-EBUSY).  The count is taken and checked under the lock the reset is
+ * published under, so a new user and a starting reset never miss each
+ * other.  Balance with ib_device_unblock_reset().
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EBUSY while @dev is going down for a reset.
+ */
+int ib_device_block_reset(struct ib_device *dev)
+{
+	struct reset_dev *rd;
+	struct ib_reset *r;
+	int ret = 0;
+
+	mutex_lock(&reset_lock);
+	r = find_reset_by_dev(dev);
+	rd = find_dev(dev);
+	if (r && !r->coming_back)
+		ret = -EBUSY;
+	else if (rd)
+		rd->blocks++;
+	/* No record: being unregistered, which waits for this user anyway. */
+	mutex_unlock(&reset_lock);
+	return ret;
+}
+EXPORT_SYMBOL(ib_device_block_reset);
+
+/**
+ * ib_device_unblock_reset - a user counted by ib_device_block_reset() is gone
+ * @dev: the device it was counted on
+ *
+ * Context: process context, may sleep.
+ */
+void ib_device_unblock_reset(struct ib_device *dev)
+{
+	struct reset_dev *rd;
+
+	mutex_lock(&reset_lock);
+	rd = find_dev(dev);
+	/* The count went with the record if the device is unregistering. */
+	if (rd && rd->blocks)
+		rd->blocks--;
+	mutex_unlock(&reset_lock);
+}
+EXPORT_SYMBOL(ib_device_unblock_reset);
 
 /**
  * ib_reset_timeout_ms - how long reset-aware state is kept
@@ -578,14 +697,16 @@ EXPORT_SYMBOL(ib_reset_pending);
  * ib_device_is_resetting - is @dev going down or away for a reset?
  * @dev: the device
  *
- * True from the start of an in-place reset or a re-registration reset until
- * the device is back, i.e. until clients start getting reset_done (or add):
- * a connect that a reset_done callback starts must find the device usable.
- * For ULPs that must not start using a device that is going down.
+ * True from the start of an in-place reset or a re-registration reset of
+ * @dev until the device is back, i.e. until clients start getting
+ * reset_done (or add): a connect that a reset_done callback starts must
+ * find the device usable.  For ULPs that must not start using a device
+ * that is going down.  Only @dev itself counts: another device with the
+ * same node_guid is another device.
  *
  * Context: any process context (takes a mutex).
- * Return: true while a reset of @dev, or of its identity, is under way and
- * the device is not back yet.
+ * Return: true while a reset of @dev is under way and the device is not
+ * back yet.
  */
 bool ib_device_is_resetting(struct ib_device *dev)
 {
@@ -594,8 +715,6 @@ bool ib_device_is_resetting(struct ib_device *dev)
 
 	mutex_lock(&reset_lock);
 	r = find_reset_by_dev(dev);
-	if (!r)
-		r = find_reset_by_ident(dev->ops.driver_id, dev->node_guid);
 	ret = r && !r->coming_back;
 	mutex_unlock(&reset_lock);
 	return ret;
@@ -688,7 +807,8 @@ bool ib_reset_client_add(struct ib_device *dev, struct ib_client *client)
  */
 void ib_reset_device_unregistering(struct ib_device *dev)
 {
-	struct reset_ident *id;
+	const char *shared = NULL;
+	struct reset_dev *rd;
 	struct ib_reset *r;
 	bool is_reset;
 
@@ -696,25 +816,31 @@ void ib_reset_device_unregistering(struct ib_device *dev)
 
 	r = reset_new(dev, "re-register");
 	mutex_lock(&reset_lock);
-	id = find_ident(dev->ops.driver_id, dev->node_guid, false);
-	is_reset = (id && id->expect) ||
+	rd = find_dev(dev);
+	if (rd)
+		list_del(&rd->list);
+	is_reset = (rd && rd->expect) ||
 		   READ_ONCE(reset_policy) == RESET_POLICY_UNREGISTER;
-	if (id)
-		id->expect = false;
-	if (!is_reset || !r || find_reset_by_dev(dev) ||
-	    find_reset_by_ident(dev->ops.driver_id, dev->node_guid)) {
-		/* A real removal (or an identity already resetting). */
-		if (id && !find_reset_by_ident(dev->ops.driver_id,
-					       dev->node_guid)) {
-			list_del(&id->list);
-			kfree(id);
-		}
+	if (is_reset && !find_reset_by_dev(dev))
+		shared = ident_shared(dev, true);
+	if (!is_reset || !r || shared || find_reset_by_dev(dev)) {
+		/* A real removal (or a reset that cannot be matched). */
 		mutex_unlock(&reset_lock);
+		if (shared)
+			dev_warn(&dev->dev, "node GUID %016llx %s%s: unregistering it is a removal, not a reset\n",
+				 be64_to_cpu(dev->node_guid),
+				 *shared ? "is shared with " : "is zero",
+				 shared);
+		kfree(rd);
 		kfree(r);
 		return;
 	}
+	r->net_cookie = dev_net_cookie(dev);
+	if (rd)
+		r->hist = rd->hist;
 	list_add_tail(&r->list, &resets);
 	mutex_unlock(&reset_lock);
+	kfree(rd);
 
 	reset_uevent(&dev->dev.kobj, "prepare", r->name, r->node_guid);
 	trace_ib_reset_prepare(r->name, r->node_guid, r->kind);
@@ -743,30 +869,43 @@ void ib_reset_device_unregistered(struct ib_device *dev)
 }
 
 /*
- * ib_register_device(), before the clients are added: claim a pending
- * reset of the same identity, so clients get reset_done.
+ * ib_register_device(), once the device is in sysfs and before the clients
+ * are added: list it, and claim a pending reset it comes back for
+ * (find_reset_for()), so clients get reset_done.
  */
 void ib_reset_device_registering(struct ib_device *dev)
 {
+	struct reset_dev *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
 	struct ib_reset *r;
 
 	mutex_lock(&reset_lock);
-	r = find_reset_by_ident(dev->ops.driver_id, dev->node_guid);
-	if (r && !r->dev && !r->coming_back) {
+	r = find_reset_for(dev);
+	if (r) {
 		r->dev = dev;
 		r->coming_back = true;
-	} else {
-		r = NULL;
 	}
-	find_ident(dev->ops.driver_id, dev->node_guid, true);
+	if (rd) {
+		rd->dev = dev;
+		rd->hist = r ? r->hist :
+			(struct reset_hist){ .last_outcome = "none" };
+		list_add_tail(&rd->list, &reset_devs);
+	}
 	mutex_unlock(&reset_lock);
+	if (!rd)
+		dev_warn(&dev->dev, "no memory for its reset state: it cannot be reset in place\n");
+	ib_reset_sysfs_add(dev);
 
 	/* The timeout sees coming_back and stops; wait for it if it runs. */
 	if (r)
 		cancel_delayed_work_sync(&r->timeout);
 }
 
-/* ib_register_device(), after the clients are added (@ok) or not. */
+/*
+ * ib_register_device(), once the clients are added and the device is
+ * announced to userspace (so that the uevent is not suppressed with the
+ * device's own until then), or right after adding the clients failed
+ * (!@ok: the device is being unregistered again).
+ */
 void ib_reset_device_registered(struct ib_device *dev, bool ok)
 {
 	struct ib_reset *r;
@@ -777,14 +916,12 @@ void ib_reset_device_registered(struct ib_device *dev, bool ok)
 		list_del(&r->list);
 	mutex_unlock(&reset_lock);
 
-	if (ok)
-		ib_reset_sysfs_add(dev);
 	if (!r)
 		return;
 	r->dev = NULL;
 	/* State of clients that did not come back with the device. */
 	reset_fail_kept(r);
-	reset_finish(r, &dev->dev.kobj, ok ? "done" : "failed");
+	reset_finish(r, ok ? dev : NULL, ok ? "done" : "failed");
 }
 
 /* ib_unregister_client(), after the last callback: forget its state. */
@@ -799,16 +936,9 @@ void ib_reset_client_unregistered(struct ib_client *client)
 static int reset_in_place_cb(struct ib_device *dev, void *arg)
 {
 	struct ib_reset *r = arg;
-	int (*hw_reset)(struct ib_device *dev) = NULL;
-	int ret = 0;
+	int ret;
 
-	mutex_lock(&reset_lock);
-	if (dev->ops.driver_id < RESET_MAX_DRIVERS)
-		hw_reset = driver_reset[dev->ops.driver_id];
-	mutex_unlock(&reset_lock);
-
-	if (hw_reset)
-		ret = hw_reset(dev);
+	ret = r->hw_reset(dev);
 	if (ret) {
 		dev_warn(&dev->dev, "driver reset failed (%d): clients get a final teardown and a new add\n",
 			 ret);
@@ -832,29 +962,40 @@ static int reset_in_place_cb(struct ib_device *dev, void *arg)
  * and add.  ib_device_try_get() fails while no client has the device.  A
  * second reset of a device that is resetting is refused, not queued.
  *
- * A driver without ->disassociate_ucontext cannot take the device away
- * from userspace verbs users: the reset is refused while any exist.
+ * A driver without a reset hook has nothing to reset: the reset is refused
+ * rather than cycling every client for nothing.  A driver without
+ * ->disassociate_ucontext cannot take the device away from userspace:
+ * ib_uverbs would wait for every open file, holding the lock that
+ * unregistration needs, so the reset is refused while any is open
+ * (ib_device_block_reset()), the rule rdma_dev_change_netns() follows.
  *
  * Context: process context, may sleep for as long as the clients take.
- * Return: 0; -EBUSY (a reset in progress, the device being unregistered or
- * moved to another namespace, or userspace users that cannot be
- * disassociated); -ENODEV (not registered); -ENOMEM; or the driver hook's
- * error, after which clients were re-added from scratch.
+ * Return: 0; -EOPNOTSUPP (no driver hook); -EBUSY (a reset in progress,
+ * the device being unregistered or moved to another namespace, or open
+ * userspace files that cannot be disassociated); -ENODEV (not registered);
+ * -ENOMEM; or the driver hook's error, after which clients were re-added
+ * from scratch.
  */
 int ib_device_reset(struct ib_device *dev)
 {
+	int (*hw_reset)(struct ib_device *dev) = NULL;
+	const char *why = NULL;
+	struct reset_dev *rd;
 	struct ib_reset *r;
-	bool resetting;
 	int ret;
 
-	if (!dev->ops.disassociate_ucontext &&
-	    rdma_restrack_count(dev, RDMA_RESTRACK_CTX, false)) {
-		dev_warn(&dev->dev, "reset refused: userspace verbs contexts are open and the driver cannot disassociate them\n");
-		return -EBUSY;
+	mutex_lock(&reset_lock);
+	if (dev->ops.driver_id < RESET_MAX_DRIVERS)
+		hw_reset = driver_reset[dev->ops.driver_id];
+	mutex_unlock(&reset_lock);
+	if (!hw_reset) {
+		dev_warn(&dev->dev, "reset refused: its driver cannot reset it in place\n");
+		return -EOPNOTSUPP;
 	}
 	r = reset_new(dev, "in-place");
 	if (!r)
 		return -ENOMEM;
+	r->hw_reset = hw_reset;
 	/*
 	 * The reset is visible (ib_device_is_resetting(), the client hooks)
 	 * only under unregistration_lock, so that an unregistration or a
@@ -865,24 +1006,33 @@ int ib_device_reset(struct ib_device *dev)
 	if (!mutex_trylock(&dev->unregistration_lock)) {
 		kfree(r);
 		mutex_lock(&reset_lock);
-		resetting = find_reset_by_dev(dev);
+		why = find_reset_by_dev(dev) ? "a reset is in progress" :
+		      "the device is being unregistered or moved";
 		mutex_unlock(&reset_lock);
-		dev_warn(&dev->dev, "reset refused: %s\n",
-			 resetting ? "a reset is in progress" :
-			 "the device is being unregistered or moved");
+		dev_warn(&dev->dev, "reset refused: %s\n", why);
 		return -EBUSY;
 	}
+	ret = -EBUSY;
 	mutex_lock(&reset_lock);
-	if (find_reset_by_dev(dev) ||
-	    find_reset_by_ident(dev->ops.driver_id, dev->node_guid)) {
-		mutex_unlock(&reset_lock);
+	rd = find_dev(dev);
+	if (find_reset_by_dev(dev)) {
+		why = "a reset is in progress";
+	} else if (!rd) {
+		why = "it has no reset state";
+		ret = -ENOMEM;
+	} else if (rd->blocks) {
+		why = "userspace has it open and its driver cannot disassociate userspace";
+	} else {
+		list_add_tail(&r->list, &resets);
+		ret = 0;
+	}
+	mutex_unlock(&reset_lock);
+	if (why) {
 		mutex_unlock(&dev->unregistration_lock);
 		kfree(r);
-		dev_warn(&dev->dev, "reset refused: a reset is in progress\n");
-		return -EBUSY;
+		dev_warn(&dev->dev, "reset refused: %s\n", why);
+		return ret;
 	}
-	list_add_tail(&r->list, &resets);
-	mutex_unlock(&reset_lock);
 
 	reset_uevent(&dev->dev.kobj, "prepare", r->name, r->node_guid);
 	trace_ib_reset_prepare(r->name, r->node_guid, r->kind);
@@ -896,7 +1046,7 @@ int ib_device_reset(struct ib_device *dev)
 	r->dev = NULL;
 	/* Not reached by the add pass (e.g. the device never came back up). */
 	reset_fail_kept(r);
-	reset_finish(r, &dev->dev.kobj, ret ? "failed" : "done");
+	reset_finish(r, dev, ret ? "failed" : "done");
 	return ret;
 }
 EXPORT_SYMBOL(ib_device_reset);
@@ -904,17 +1054,17 @@ EXPORT_SYMBOL(ib_device_reset);
 /*
  * sysfs: /sys/class/infiniband/<dev>/reset/
  */
-/* A copy of @device's identity record (zeroes if it has none yet). */
-static struct reset_ident dev_ident(struct device *device)
+/* A copy of @device's reset history. */
+static struct reset_hist dev_hist(struct device *device)
 {
 	struct ib_device *dev = rdma_device_to_ibdev(device);
-	struct reset_ident copy = { .last_outcome = "none" };
-	struct reset_ident *id;
+	struct reset_hist copy = { .last_outcome = "none" };
+	struct reset_dev *rd;
 
 	mutex_lock(&reset_lock);
-	id = find_ident(dev->ops.driver_id, dev->node_guid, false);
-	if (id)
-		copy = *id;
+	rd = find_dev(dev);
+	if (rd)
+		copy = rd->hist;
 	mutex_unlock(&reset_lock);
 	return copy;
 }
@@ -935,21 +1085,21 @@ static DEVICE_ATTR_RO(state);
 static ssize_t count_show(struct device *device, struct device_attribute *attr,
 			  char *buf)
 {
-	return sysfs_emit(buf, "%u\n", dev_ident(device).count);
+	return sysfs_emit(buf, "%u\n", dev_hist(device).count);
 }
 static DEVICE_ATTR_RO(count);
 
 static ssize_t last_duration_ms_show(struct device *device,
 				     struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%llu\n", dev_ident(device).last_ms);
+	return sysfs_emit(buf, "%llu\n", dev_hist(device).last_ms);
 }
 static DEVICE_ATTR_RO(last_duration_ms);
 
 static ssize_t last_outcome_show(struct device *device,
 				 struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", dev_ident(device).last_outcome);
+	return sysfs_emit(buf, "%s\n", dev_hist(device).last_outcome);
 }
 static DEVICE_ATTR_RO(last_outcome);
 
@@ -1043,7 +1193,6 @@ int ib_reset_init(void)
  */
 void ib_reset_cleanup(void)
 {
-	struct reset_ident *id, *tmp;
 	struct ib_reset *r;
 
 	mutex_lock(&reset_lock);
@@ -1058,8 +1207,5 @@ void ib_reset_cleanup(void)
 	WARN_ON(!list_empty(&resets));
 	WARN_ON(!list_empty(&reset_clients));
 	WARN_ON(!list_empty(&failing));
-	list_for_each_entry_safe(id, tmp, &reset_idents, list) {
-		list_del(&id->list);
-		kfree(id);
-	}
+	WARN_ON(!list_empty(&reset_devs));
 }
