@@ -674,26 +674,6 @@ unsigned int ib_reset_timeout_ms(void)
 EXPORT_SYMBOL(ib_reset_timeout_ms);
 
 /**
- * ib_reset_pending - is any device reset in progress?
- *
- * For ULPs whose connection attempts fail while a device is away (its
- * address does not resolve) and that would rather wait for it than fail.
- *
- * Context: any process context (takes a mutex).
- * Return: true while any in-place or re-registration reset is in progress.
- */
-bool ib_reset_pending(void)
-{
-	bool ret;
-
-	mutex_lock(&reset_lock);
-	ret = !list_empty(&resets);
-	mutex_unlock(&reset_lock);
-	return ret;
-}
-EXPORT_SYMBOL(ib_reset_pending);
-
-/**
  * ib_device_is_resetting - is @dev going down or away for a reset?
  * @dev: the device
  *

@@ -8,30 +8,35 @@
  *   iscsid (which starts session recovery) and releases its QP, PD and
  *   pools at once, instead of when RDMA CM removes the device.
  *
- * - While a reset is in progress, a connect (iscsid's ep_connect for the
- *   recovering session) creates nothing on the resetting device, and one
- *   whose address does not resolve because its device is away is parked:
- *   its endpoint stays pending (ep_poll returns "not yet") instead of
- *   failing.  iscsid polls a pending endpoint every second until its
- *   login_timeout; a failed one costs it a fixed 3 s before it tries again.
+ * - While a device resets, a connect (iscsid's ep_connect for the
+ *   recovering session) creates nothing on it, and one that fails because
+ *   the device is away is parked: its endpoint stays pending (ep_poll
+ *   returns "not yet") instead of failing.  iscsid polls a pending
+ *   endpoint every second until its login_timeout; a failed one costs it
+ *   a fixed 3 s before it tries again.  Only a connect whose route is the
+ *   resetting device is parked (iser_reset_route_dev()): one that left
+ *   through a netdev of its ports, or that found no RDMA device at all
+ *   after such a netdev vanished (IPoIB goes with its device).  A reject
+ *   or an unreachable target elsewhere fails as before.
  *
- * - reset_done: every parked connection resolves its address again and
- *   connects, and iscsid's next poll starts the login: the session is
- *   back about a second after the device, not at iscsid's next retry.
- *   A device that is back may not have its GIDs yet: a connect that fails
- *   within ISER_RESET_GRACE of reset_done is parked again and retried
- *   every ISER_RESET_RETRY.
- *   reset_failed: parked connections fail unless another reset is still
- *   pending, and iscsid goes on at its own cadence; replacement_timeout
- *   still bounds the outage.
+ * - reset_done: every connection parked for that device resolves its
+ *   address again and connects, and iscsid's next poll starts the login:
+ *   the session is back about a second after the device, not at iscsid's
+ *   next retry.  A device that is back may not have its GIDs yet: a
+ *   connect relaunched there that fails within ISER_RESET_GRACE is parked
+ *   again and retried every ISER_RESET_RETRY.
+ *   reset_failed: the connections parked for it fail, and iscsid goes on
+ *   at its own cadence; replacement_timeout still bounds the outage.
  *
- * Locking: ig.connlist_mutex, then iser_conn->state_mutex.  A parked
+ * Locking: ig.connlist_mutex, then iser_conn->state_mutex, then
+ * iser_reset_lock (the list of resetting devices, innermost).  A parked
  * connection has no cma_id and no IB resources; only the code here (under
- * both locks) and iser_conn_release() (which unlinks it from ig.connlist
- * first) touch it.
+ * the first two) and iser_conn_release() (which unlinks it from
+ * ig.connlist first) touch it.  Its parked_on is only compared.
  */
 #define pr_fmt(fmt) "iser: " fmt
 
+#include <linux/netdevice.h>
 #include <rdma/ib_reset.h>
 
 #include "iscsi_iser.h"
@@ -42,37 +47,133 @@
 static void iser_reset_retry_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(iser_reset_retry, iser_reset_retry_fn);
 
+static struct ib_client iser_ib_client;
+
 /*
- * iser_reset_park - keep a failed connect pending while a reset is under way
+ * ib_iser's client data of a device: while the device resets, it is on
+ * iser_resetting with the ifindex of each port's netdev (0: none) as the
+ * device went down.
+ */
+struct iser_reset_dev {
+	struct list_head list;
+	u32 nports;
+	int ifindex[];		/* by port number */
+};
+
+static DEFINE_MUTEX(iser_reset_lock);
+static LIST_HEAD(iser_resetting);
+
+static bool iser_netdev_gone(int ifindex)
+{
+	bool gone;
+
+	rcu_read_lock();
+	gone = !dev_get_by_index_rcu(&init_net, ifindex);
+	rcu_read_unlock();
+	return gone;
+}
+
+/*
+ * The resetting device a failed connect went for: its route left through
+ * a netdev of the device's ports, or it acquired no RDMA device and one of
+ * those netdevs is gone.  NULL if none.
+ */
+static struct iser_reset_dev *iser_reset_route_dev(struct rdma_cm_id *cma_id)
+{
+	int ifindex = cma_id->route.addr.dev_addr.bound_dev_if;
+	struct iser_reset_dev *rd;
+	u32 port;
+
+	lockdep_assert_held(&iser_reset_lock);
+	list_for_each_entry(rd, &iser_resetting, list) {
+		for (port = 0; port < rd->nports; port++) {
+			if (!rd->ifindex[port])
+				continue;
+			if (ifindex == rd->ifindex[port] ||
+			    (!cma_id->device && iser_netdev_gone(rd->ifindex[port])))
+				return rd;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * iser_reset_park - keep a failed connect pending while its device resets
  * @iser_conn: a connection whose connect just failed (state TERMINATING),
  *	state_mutex held, called from its RDMA CM handler
+ * @cma_id: its RDMA CM id
  *
  * Return: true if it was parked: its cma_id is to be destroyed by RDMA CM
  * (the handler returns non-zero) and it no longer refers to it.
  */
-bool iser_reset_park(struct iser_conn *iser_conn)
+bool iser_reset_park(struct iser_conn *iser_conn, struct rdma_cm_id *cma_id)
 {
+	struct iser_reset_dev *rd;
+	bool grace;
+
 	lockdep_assert_held(&iser_conn->state_mutex);
 
-	bool grace = time_before(jiffies, iser_conn->retry_until);
-
-	if (!iser_conn->dst_addr.ss_family || (!ib_reset_pending() && !grace))
+	if (!iser_conn->dst_addr.ss_family)
 		return false;
-	if (grace)
+	grace = iser_conn->retrying &&
+		time_before(jiffies, iser_conn->retry_until);
+	mutex_lock(&iser_reset_lock);
+	rd = iser_reset_route_dev(cma_id);
+	mutex_unlock(&iser_reset_lock);
+	if (!rd && !grace)
+		return false;
+	if (!rd)
 		mod_delayed_work(system_wq, &iser_reset_retry, ISER_RESET_RETRY);
 	iser_free_ib_conn_res(iser_conn, true);
 	iser_conn->ib_conn.cma_id = NULL;
 	iser_conn->state = ISER_CONN_PENDING;
 	iser_conn->parked = true;
-	pr_info("%s: an RDMA device is resetting, the connect waits for it\n",
+	iser_conn->parked_on = rd;	/* NULL: its device is back (grace) */
+	pr_info("%s: its RDMA device is resetting, the connect waits for it\n",
 		iser_conn->name);
 	return true;
 }
 
+static int iser_reset_add_one(struct ib_device *ibdev)
+{
+	struct iser_reset_dev *rd;
+	u32 nports = rdma_end_port(ibdev) + 1;
+
+	rd = kzalloc(struct_size(rd, ifindex, nports), GFP_KERNEL);
+	if (!rd)
+		return -ENOMEM;
+	rd->nports = nports;
+	INIT_LIST_HEAD(&rd->list);
+	ib_set_client_data(ibdev, &iser_ib_client, rd);
+	return 0;
+}
+
+static void iser_reset_remove_one(struct ib_device *ibdev, void *data)
+{
+	kfree(data);
+}
+
 static void iser_reset_prepare(struct ib_device *ibdev, void *data)
 {
+	struct iser_reset_dev *rd = data;
 	struct iser_conn *iser_conn;
+	struct net_device *ndev;
 	struct ib_conn *ib_conn;
+	u32 port;
+
+	/* Before the connections fail: their new connects must see it. */
+	if (rd) {
+		rdma_for_each_port(ibdev, port) {
+			if (port >= rd->nports)	/* a new device, more ports */
+				break;
+			ndev = ib_device_get_netdev(ibdev, port);
+			rd->ifindex[port] = ndev ? ndev->ifindex : 0;
+			dev_put(ndev);
+		}
+		mutex_lock(&iser_reset_lock);
+		list_add_tail(&rd->list, &iser_resetting);
+		mutex_unlock(&iser_reset_lock);
+	}
 
 	mutex_lock(&ig.connlist_mutex);
 	list_for_each_entry(iser_conn, &ig.connlist, conn_list) {
@@ -91,10 +192,12 @@ static void iser_reset_prepare(struct ib_device *ibdev, void *data)
 }
 
 /*
- * Connect the parked connections again, or fail them (@retry false);
- * @grace: a device just came back, retry failures for a while.
+ * Connect the connections parked for @rd (NULL: those parked in their
+ * grace period) again, or fail them (@retry false); @grace: their device
+ * just came back, retry failures for a while.
  */
-static void iser_reset_unpark(bool retry, bool grace)
+static void iser_reset_unpark(struct iser_reset_dev *rd, bool retry,
+			      bool grace)
 {
 	struct iser_conn *iser_conn;
 	struct ib_conn *ib_conn;
@@ -105,13 +208,16 @@ static void iser_reset_unpark(bool retry, bool grace)
 	list_for_each_entry(iser_conn, &ig.connlist, conn_list) {
 		ib_conn = &iser_conn->ib_conn;
 		mutex_lock(&iser_conn->state_mutex);
-		if (!iser_conn->parked) {
+		if (!iser_conn->parked || iser_conn->parked_on != rd) {
 			mutex_unlock(&iser_conn->state_mutex);
 			continue;
 		}
 		iser_conn->parked = false;
-		if (grace)
+		iser_conn->parked_on = NULL;
+		if (grace) {
+			iser_conn->retrying = true;
 			iser_conn->retry_until = jiffies + ISER_RESET_GRACE;
+		}
 		err = -ENODEV;
 		if (retry) {
 			ib_conn->cma_id = rdma_create_id(&init_net,
@@ -141,18 +247,32 @@ static void iser_reset_unpark(bool retry, bool grace)
 
 static void iser_reset_retry_fn(struct work_struct *work)
 {
-	iser_reset_unpark(true, false);
+	iser_reset_unpark(NULL, true, false);
+}
+
+/* @rd is no longer resetting. */
+static void iser_reset_end(struct iser_reset_dev *rd)
+{
+	mutex_lock(&iser_reset_lock);
+	list_del_init(&rd->list);
+	mutex_unlock(&iser_reset_lock);
 }
 
 static void iser_reset_done(struct ib_device *ibdev, void *data)
 {
-	iser_reset_unpark(true, true);
+	if (!data)
+		return;
+	iser_reset_end(data);
+	iser_reset_unpark(data, true, true);
 }
 
 static void iser_reset_failed(void *data)
 {
-	/* Another reset may still bring the address back. */
-	iser_reset_unpark(ib_reset_pending(), false);
+	if (!data)
+		return;
+	iser_reset_end(data);
+	iser_reset_unpark(data, false, false);
+	kfree(data);
 }
 
 static const struct ib_reset_ops iser_reset_ops = {
@@ -163,6 +283,8 @@ static const struct ib_reset_ops iser_reset_ops = {
 
 static struct ib_client iser_ib_client = {
 	.name = "iser",
+	.add = iser_reset_add_one,
+	.remove = iser_reset_remove_one,
 };
 
 int iser_reset_init(void)
