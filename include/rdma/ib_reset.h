@@ -71,7 +71,6 @@ void ib_device_reset_expect(struct ib_device *dev);
 bool ib_device_is_resetting(struct ib_device *dev);
 int ib_device_block_reset(struct ib_device *dev);
 void ib_device_unblock_reset(struct ib_device *dev);
-unsigned int ib_reset_timeout_ms(void);
 
 int ib_register_driver_reset(enum rdma_driver_id driver_id,
 			     int (*hw_reset)(struct ib_device *dev));

@@ -3,18 +3,30 @@
  * RDMA CM across device resets: address-bound listeners are kept.
  *
  * A listener bound to a specific address (nvmet-rdma ports, iSER portals,
- * any rdma_bind_addr() + rdma_listen()) is attached to one device.  When
- * that device goes away for a reset (ib_device_is_resetting()), the
- * listener does not get RDMA_CM_EVENT_DEVICE_REMOVAL: it is detached from
- * the device (its ib_cm/iw_cm listen and its device reference dropped) but
- * keeps its rdma_cm_id, its state (RDMA_CM_LISTEN) and its port
- * reservation in the bind list, so nobody else can take the address.  When
- * a device with the same driver and node_guid registers and the bound
- * address is on it, the listener is attached to it and listens again.
- * ULPs need no change for this.
+ * any rdma_bind_addr() + rdma_listen() of a kernel id) is attached to one
+ * device.  When that device resets, the listener does not get
+ * RDMA_CM_EVENT_DEVICE_REMOVAL: it is detached from the device (its
+ * ib_cm/iw_cm listen and its device reference dropped) but keeps its
+ * rdma_cm_id, its state (RDMA_CM_LISTEN) and its port reservation in the
+ * bind list, so nobody else can take the address.  ULPs need no change.
  *
- * If that does not happen within ib_core's reset timeout, the listener
- * gets RDMA_CM_EVENT_DEVICE_REMOVAL as it would have at the reset.
+ * The reset itself is ib_core's: rdma_cm follows it through a reset-aware
+ * ib_client of its own (cma_reset_client), registered after cma_client.
+ * ib_core removes clients in reverse registration order and adds them in
+ * order, so
+ *  - its reset_prepare runs before cma_remove_one(): the device's bound
+ *    listeners are detached and kept, before the others get DEVICE_REMOVAL;
+ *  - its reset_done runs after cma_add_one() for the device that is back,
+ *    the one ib_core chose (no identity guessing here): the kept listeners
+ *    are attached to it and listen again.  One whose address is not on it
+ *    yet (IPoIB brings its addresses later, RoCE GIDs are populated after
+ *    registration) is attached on the event that makes it usable: an
+ *    address event or the device's GID_CHANGE.  It stays kept until then,
+ *    as a bound listener whose address went away stays on its device;
+ *  - its reset_failed (the device did not come back within ib_core's reset
+ *    timeout, the only timeout) gives them the DEVICE_REMOVAL they would
+ *    have got at the reset, as does a real removal of the device while
+ *    they wait for their address.
  *
  * Wildcard listeners are not affected (they live on listen_any_list and
  * already follow devices); connected ids get DEVICE_REMOVAL as before;
@@ -40,27 +52,44 @@
 #include "cma_reset.h"
 
 /*
+ * The reset client's data for a device: the reset its kept listeners
+ * belong to (ib_core hands it back at reset_done or reset_failed).
+ *
+ * @dev: the device while it is this client's (from add or reset_done to
+ *	reset_prepare or remove), NULL in between.  Under kept_lock.  Only
+ *	the retry work dereferences it, while a record it attaches is marked
+ *	attaching, and reset_prepare and remove wait for such records after
+ *	clearing it: the device is registered meanwhile.
+ * @eh: GID_CHANGE events of @dev, registered while @dev is set.
+ */
+struct cma_reset_dev {
+	struct ib_device *dev;
+	struct ib_event_handler eh;
+};
+
+/*
  * One kept listener.
  *
- * kept_lock protects the kept list and every field here.  Lock order:
- * id_priv->handler_mutex, then kept_lock, then cma.c's lock.  kept_lock is
- * never held across ib_cm/iw_cm calls or ULP callbacks.
+ * kept_lock protects the kept list, every field here and
+ * cma_reset_dev::dev.  Lock order: id_priv->handler_mutex, then kept_lock,
+ * then cma.c's lock.  kept_lock is never held across ib_cm/iw_cm calls or
+ * ULP callbacks.
  *
+ * @owner: the device's reset client data; the listener is attached to
+ *	owner->dev when that is set and the address is on it.
  * @detaching: the listener is on the list but still being detached from
  *	its device (its ib_cm/iw_cm listen is destroyed without
  *	handler_mutex: ib_destroy_cm_id() waits for request handlers that
  *	take it).  rdma_destroy_id() waits for it to clear
  *	(cma_reset_forget()); nothing else touches the record then.
- * @attaching: the retry work holds a reference and tries to attach it.
- *	The record may be freed meanwhile (rdma_destroy_id()); the work looks
+ * @attaching: someone holds a reference and tries to attach it.  The
+ *	record may be freed meanwhile (rdma_destroy_id()); the attacher looks
  *	it up again by id afterwards.
  */
 struct cma_kept {
 	struct list_head list;
 	struct rdma_id_private *id_priv;
-	u32 driver_id;
-	__be64 node_guid;
-	unsigned long deadline;		/* jiffies */
+	struct cma_reset_dev *owner;
 	bool detaching;
 	bool attaching;
 	unsigned int pass;	/* last retry pass that tried it */
@@ -69,11 +98,11 @@ struct cma_kept {
 static DEFINE_MUTEX(kept_lock);
 static LIST_HEAD(kept_list);
 /*
- * kept_wq is woken, and detach_seq (written under kept_lock, read without
- * it by waiters) advanced, whenever a record stops detaching.
+ * kept_wq is woken, and kept_seq (written under kept_lock, read without it
+ * by waiters) advanced, whenever a record stops detaching or attaching.
  */
 static DECLARE_WAIT_QUEUE_HEAD(kept_wq);
-static unsigned long detach_seq;
+static unsigned long kept_seq;
 
 /* Ids that asked for reset events (rdma_set_reset_handler()). */
 struct cma_reset_handler {
@@ -84,10 +113,9 @@ struct cma_reset_handler {
 
 static LIST_HEAD(handlers);
 
+static struct ib_client cma_reset_client;
 static void cma_reset_retry_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(retry_work, cma_reset_retry_fn);
-static void cma_reset_expire_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(expire_work, cma_reset_expire_fn);
+static DECLARE_WORK(retry_work, cma_reset_retry_fn);
 
 static struct cma_kept *find_kept(struct rdma_id_private *id_priv)
 {
@@ -118,80 +146,287 @@ static void notify(struct rdma_id_private *id_priv,
 		fn(&id_priv->id, event);
 }
 
-/*
- * Re-arm the expiry work for the earliest deadline; under kept_lock.  A
- * record being detached or attached is not counted: whoever clears the
- * flag calls this again, so the work never polls a busy record.
- */
-static void arm_expiry(void)
+/* A record stopped detaching or attaching. */
+static void kept_settled(void)
 {
-	unsigned long first = 0;
-	struct cma_kept *k;
-	bool any = false;
+	lockdep_assert_held(&kept_lock);
+	WRITE_ONCE(kept_seq, kept_seq + 1);
+	wake_up_all(&kept_wq);
+}
+
+/* Wait, under kept_lock (dropped meanwhile), until @busy is false. */
+static void kept_wait(bool (*busy)(void *arg), void *arg)
+{
+	unsigned long seq;
 
 	lockdep_assert_held(&kept_lock);
-	list_for_each_entry(k, &kept_list, list) {
-		if (k->detaching || k->attaching)
-			continue;
-		if (!any || time_before(k->deadline, first))
-			first = k->deadline;
-		any = true;
+	while (busy(arg)) {
+		/* Not a mutex in the wait condition: it runs !TASK_RUNNING. */
+		seq = kept_seq;
+		mutex_unlock(&kept_lock);
+		wait_event(kept_wq, READ_ONCE(kept_seq) != seq);
+		mutex_lock(&kept_lock);
 	}
-	if (any)
-		mod_delayed_work(system_unbound_wq, &expire_work,
-				 time_after(first, jiffies) ? first - jiffies : 0);
 }
 
-/**
- * cma_reset_keep_listener - keep a listener of a resetting device
- * @id_priv: an id that cma_process_remove() is about to remove, with a
- *	reference held by the caller
- *
- * Context: process context, no cma lock held.
- * Return: true if the listener was detached and kept (the caller drops its
- * reference and sends no DEVICE_REMOVAL), false to remove it as usual.
- */
-bool cma_reset_keep_listener(struct rdma_id_private *id_priv)
+static bool owner_attaching(void *arg)
 {
-	struct ib_device *dev = id_priv->id.device;
 	struct cma_kept *k;
 
-	if (!dev || !ib_device_is_resetting(dev))
-		return false;
-	k = kzalloc(sizeof(*k), GFP_KERNEL);
-	if (!k)
-		return false;
+	list_for_each_entry(k, &kept_list, list)
+		if (k->owner == arg && k->attaching)
+			return true;
+	return false;
+}
+
+/*
+ * Try to attach @k's listener to @dev; kept_lock held, and dropped
+ * meanwhile.  Return: true if it listens again (@k is freed).
+ */
+static bool kept_attach(struct cma_kept *k, struct ib_device *dev)
+{
+	struct rdma_id_private *id_priv = k->id_priv;
+	char name[IB_DEVICE_NAME_MAX];
+	int ret;
+
+	lockdep_assert_held(&kept_lock);
+	k->attaching = true;
+	cma_reset_id_get(id_priv);
+	mutex_unlock(&kept_lock);
 
 	mutex_lock(&id_priv->handler_mutex);
-	if (!cma_reset_is_bound_listener(id_priv)) {
-		mutex_unlock(&id_priv->handler_mutex);
-		kfree(k);
-		return false;
-	}
-	k->id_priv = id_priv;
-	k->driver_id = dev->ops.driver_id;
-	k->node_guid = dev->node_guid;
-	k->deadline = jiffies + msecs_to_jiffies(ib_reset_timeout_ms());
-	k->detaching = true;
-	mutex_lock(&kept_lock);
-	list_add_tail(&k->list, &kept_list);
-	mutex_unlock(&kept_lock);
+	ret = -ENOENT;
+	if (cma_reset_is_bound_listener(id_priv))
+		ret = cma_reset_attach(id_priv, dev);
 	mutex_unlock(&id_priv->handler_mutex);
-
-	cma_reset_detach(id_priv);
-	pr_info("%s: keeping listener %pISpc across the reset\n",
-		dev_name(&dev->dev), &id_priv->id.route.addr.src_addr);
+	strscpy(name, dev_name(&dev->dev), sizeof(name));
 
 	mutex_lock(&kept_lock);
-	k->detaching = false;
-	WRITE_ONCE(detach_seq, detach_seq + 1);
-	arm_expiry();
+	k = find_kept(id_priv);
+	if (k && !ret) {
+		list_del(&k->list);
+		kfree(k);
+	} else if (k) {
+		/* Not usable yet: an address or GID event tries again. */
+		k->attaching = false;
+	}
+	kept_settled();
 	mutex_unlock(&kept_lock);
-	wake_up_all(&kept_wq);
 
-	notify(id_priv, RDMA_CM_RESET_PREPARE);
-	return true;
+	if (!ret) {
+		pr_info("%s: listener %pISpc listens again\n", name,
+			&id_priv->id.route.addr.src_addr);
+		notify(id_priv, RDMA_CM_RESET_DONE);
+	}
+	cma_reset_id_put(id_priv);
+	mutex_lock(&kept_lock);
+	return !ret;
 }
+
+/*
+ * Attach every kept listener whose device is back (@owner's only, or
+ * any), each once per pass.
+ */
+static void kept_attach_all(struct cma_reset_dev *owner)
+{
+	static unsigned int pass;	/* under kept_lock */
+	struct cma_kept *k;
+	bool again;
+
+	mutex_lock(&kept_lock);
+	pass++;
+	do {
+		again = false;
+		list_for_each_entry(k, &kept_list, list) {
+			if (k->detaching || k->attaching || k->pass == pass ||
+			    !k->owner->dev || (owner && k->owner != owner))
+				continue;
+			k->pass = pass;
+			/* The list may change while the lock is dropped. */
+			kept_attach(k, k->owner->dev);
+			again = true;
+			break;
+		}
+	} while (again);
+	mutex_unlock(&kept_lock);
+}
+
+static void cma_reset_retry_fn(struct work_struct *work)
+{
+	kept_attach_all(NULL);
+}
+
+/* A device's GID table changed: a kept listener's address may be usable. */
+static void cma_reset_event(struct ib_event_handler *eh, struct ib_event *ev)
+{
+	if (ev->event == IB_EVENT_GID_CHANGE && !list_empty_careful(&kept_list))
+		queue_work(system_unbound_wq, &retry_work);
+}
+
+/*
+ * An address was added.  The IPv6 chain is atomic (called under
+ * rcu_read_lock(), from softirq for autoconfigured addresses): take no
+ * lock here.  The retry work finds nothing to do if nothing is kept.
+ */
+static int cma_reset_addr_event(struct notifier_block *nb,
+				unsigned long event, void *ptr)
+{
+	if (event == NETDEV_UP && !list_empty_careful(&kept_list))
+		queue_work(system_unbound_wq, &retry_work);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block cma_reset_inetaddr_nb = {
+	.notifier_call = cma_reset_addr_event,
+};
+
+static struct notifier_block cma_reset_inet6addr_nb = {
+	.notifier_call = cma_reset_addr_event,
+};
+
+/* @rd has @dev (again). */
+static void reset_dev_own(struct cma_reset_dev *rd, struct ib_device *dev)
+{
+	INIT_IB_EVENT_HANDLER(&rd->eh, dev, cma_reset_event);
+	ib_register_event_handler(&rd->eh);
+	mutex_lock(&kept_lock);
+	rd->dev = dev;
+	mutex_unlock(&kept_lock);
+}
+
+/*
+ * @rd lets its device go: no attach to it may start, and none is running
+ * when this returns.
+ */
+static void reset_dev_release(struct cma_reset_dev *rd)
+{
+	mutex_lock(&kept_lock);
+	rd->dev = NULL;
+	kept_wait(owner_attaching, rd);
+	mutex_unlock(&kept_lock);
+	ib_unregister_event_handler(&rd->eh);
+}
+
+/* The listeners @rd keeps get the DEVICE_REMOVAL they were spared. */
+static void reset_dev_remove_kept(struct cma_reset_dev *rd)
+{
+	struct rdma_id_private *id_priv;
+	struct cma_kept *k;
+
+	for (;;) {
+		id_priv = NULL;
+		mutex_lock(&kept_lock);
+		list_for_each_entry(k, &kept_list, list) {
+			if (k->owner == rd && !k->detaching) {
+				list_del(&k->list);
+				id_priv = k->id_priv;
+				cma_reset_id_get(id_priv);
+				kfree(k);
+				break;
+			}
+		}
+		mutex_unlock(&kept_lock);
+		if (!id_priv)
+			break;
+		pr_info("listener %pISpc: its device did not come back, removing it\n",
+			&id_priv->id.route.addr.src_addr);
+		notify(id_priv, RDMA_CM_RESET_FAILED);
+		cma_reset_remove_put(id_priv);
+	}
+}
+
+static int cma_reset_add_one(struct ib_device *dev)
+{
+	struct cma_reset_dev *rd;
+
+	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	if (!rd)
+		return -ENOMEM;
+	reset_dev_own(rd, dev);
+	ib_set_client_data(dev, &cma_reset_client, rd);
+	return 0;
+}
+
+static void cma_reset_remove_one(struct ib_device *dev, void *data)
+{
+	struct cma_reset_dev *rd = data;
+
+	reset_dev_release(rd);
+	/* Kept listeners still waiting for their address on it. */
+	reset_dev_remove_kept(rd);
+	kfree(rd);
+}
+
+/*
+ * The device goes down for a reset: detach and keep its bound listeners
+ * (cma_remove_one(), which runs next, removes every other id).
+ */
+static void cma_reset_prepare(struct ib_device *dev, void *data)
+{
+	struct cma_reset_dev *rd = data;
+	struct rdma_id_private *id_priv;
+	struct cma_kept *k;
+
+	reset_dev_release(rd);
+	while ((id_priv = cma_reset_next_bound_listener(dev))) {
+		k = kzalloc(sizeof(*k), GFP_KERNEL | __GFP_NOFAIL);
+		mutex_lock(&id_priv->handler_mutex);
+		if (!cma_reset_is_bound_listener(id_priv)) {
+			/* Being destroyed: it releases the device itself. */
+			mutex_unlock(&id_priv->handler_mutex);
+			kfree(k);
+			cma_reset_id_put(id_priv);
+			continue;
+		}
+		k->id_priv = id_priv;
+		k->owner = rd;
+		k->detaching = true;
+		mutex_lock(&kept_lock);
+		list_add_tail(&k->list, &kept_list);
+		mutex_unlock(&kept_lock);
+		mutex_unlock(&id_priv->handler_mutex);
+
+		cma_reset_detach(id_priv);
+		pr_info("%s: keeping listener %pISpc across the reset\n",
+			dev_name(&dev->dev), &id_priv->id.route.addr.src_addr);
+
+		mutex_lock(&kept_lock);
+		k->detaching = false;
+		kept_settled();
+		mutex_unlock(&kept_lock);
+
+		notify(id_priv, RDMA_CM_RESET_PREPARE);
+		cma_reset_id_put(id_priv);
+	}
+}
+
+/* The device is back (cma_add_one() ran for it): listen on it again. */
+static void cma_reset_done(struct ib_device *dev, void *data)
+{
+	struct cma_reset_dev *rd = data;
+
+	reset_dev_own(rd, dev);
+	kept_attach_all(rd);
+}
+
+/* It did not come back within ib_core's reset timeout. */
+static void cma_reset_failed(void *data)
+{
+	reset_dev_remove_kept(data);
+	kfree(data);
+}
+
+static const struct ib_reset_ops cma_reset_ops = {
+	.reset_prepare = cma_reset_prepare,
+	.reset_done = cma_reset_done,
+	.reset_failed = cma_reset_failed,
+};
+
+static struct ib_client cma_reset_client = {
+	.name = "rdma_cm_reset",
+	.add = cma_reset_add_one,
+	.remove = cma_reset_remove_one,
+};
 
 /**
  * cma_reset_notify_removal - an id of a resetting device is being removed
@@ -212,6 +447,13 @@ void cma_reset_notify_removal(struct rdma_id_private *id_priv)
 		notify(id_priv, RDMA_CM_RESET_PREPARE);
 }
 
+static bool kept_busy(void *arg)
+{
+	struct cma_kept *k = find_kept(arg);
+
+	return k && (k->detaching || k->attaching);
+}
+
 /**
  * cma_reset_forget - rdma_destroy_id() of a possibly kept listener
  * @id_priv: the id being destroyed
@@ -230,151 +472,13 @@ void cma_reset_forget(struct rdma_id_private *id_priv)
 			kfree(h);
 		}
 	}
-	for (;;) {
-		unsigned long seq;
-
-		k = find_kept(id_priv);
-		if (!k || !k->detaching)
-			break;
-		/* Not a mutex in the wait condition: it runs !TASK_RUNNING. */
-		seq = detach_seq;
-		mutex_unlock(&kept_lock);
-		wait_event(kept_wq, READ_ONCE(detach_seq) != seq);
-		mutex_lock(&kept_lock);
-	}
+	kept_wait(kept_busy, id_priv);
+	k = find_kept(id_priv);
 	if (k)
 		list_del(&k->list);
 	mutex_unlock(&kept_lock);
 	kfree(k);
 }
-
-/* Try to attach every kept listener whose device is back. */
-static void cma_reset_retry_fn(struct work_struct *work)
-{
-	static unsigned int pass;	/* only this (non-reentrant) work */
-	char name[IB_DEVICE_NAME_MAX];
-	struct rdma_id_private *id_priv;
-	struct cma_kept *k;
-	bool again = false;
-	__be64 node_guid;
-	u32 driver_id;
-	int ret;
-
-	pass++;
-	for (;;) {
-		id_priv = NULL;
-		mutex_lock(&kept_lock);
-		list_for_each_entry(k, &kept_list, list) {
-			if (k->detaching || k->attaching || k->pass == pass ||
-			    !cma_reset_device_present(k->driver_id, k->node_guid))
-				continue;
-			k->attaching = true;
-			k->pass = pass;
-			id_priv = k->id_priv;
-			driver_id = k->driver_id;
-			node_guid = k->node_guid;
-			cma_reset_id_get(id_priv);
-			break;
-		}
-		mutex_unlock(&kept_lock);
-		if (!id_priv)
-			break;
-
-		mutex_lock(&id_priv->handler_mutex);
-		ret = -ENOENT;
-		if (cma_reset_is_bound_listener(id_priv))
-			ret = cma_reset_attach(id_priv, driver_id, node_guid);
-		if (!ret)
-			strscpy(name, dev_name(&id_priv->id.device->dev),
-				sizeof(name));
-		mutex_unlock(&id_priv->handler_mutex);
-
-		mutex_lock(&kept_lock);
-		k = find_kept(id_priv);
-		if (k && !ret) {
-			list_del(&k->list);
-			kfree(k);
-		} else if (k) {
-			/* The address may not be on the device yet. */
-			k->attaching = false;
-			again = true;
-			arm_expiry();
-		}
-		mutex_unlock(&kept_lock);
-
-		if (!ret) {
-			pr_info("%s: listener %pISpc listens again\n", name,
-				&id_priv->id.route.addr.src_addr);
-			notify(id_priv, RDMA_CM_RESET_DONE);
-		}
-		cma_reset_id_put(id_priv);
-	}
-	/*
-	 * A device that is back may publish the bound address later (IPoIB,
-	 * GID table population): address events retry at once, this backs up.
-	 */
-	if (again)
-		mod_delayed_work(system_unbound_wq, &retry_work,
-				 msecs_to_jiffies(250));
-}
-
-/* Kept listeners whose deadline passed get DEVICE_REMOVAL, as at reset. */
-static void cma_reset_expire_fn(struct work_struct *work)
-{
-	struct rdma_id_private *id_priv;
-	struct cma_kept *k;
-
-	for (;;) {
-		id_priv = NULL;
-		mutex_lock(&kept_lock);
-		list_for_each_entry(k, &kept_list, list) {
-			if (!k->detaching && !k->attaching &&
-			    time_after_eq(jiffies, k->deadline)) {
-				list_del(&k->list);
-				id_priv = k->id_priv;
-				cma_reset_id_get(id_priv);
-				kfree(k);
-				break;
-			}
-		}
-		if (!id_priv)
-			arm_expiry();
-		mutex_unlock(&kept_lock);
-		if (!id_priv)
-			break;
-		pr_info("listener %pISpc: its device did not come back, removing it\n",
-			&id_priv->id.route.addr.src_addr);
-		notify(id_priv, RDMA_CM_RESET_FAILED);
-		cma_reset_remove_put(id_priv);
-	}
-}
-
-/* cma_add_one(): a device is (back) up. */
-void cma_reset_device_added(void)
-{
-	mod_delayed_work(system_unbound_wq, &retry_work, 0);
-}
-
-/*
- * An address was added.  The IPv6 chain is atomic (called under
- * rcu_read_lock(), from softirq for autoconfigured addresses): take no
- * lock here.  The retry work finds nothing to do if nothing is kept.
- */
-static int cma_reset_addr_event(struct notifier_block *nb,
-				unsigned long event, void *ptr)
-{
-	if (event == NETDEV_UP && !list_empty_careful(&kept_list))
-		mod_delayed_work(system_unbound_wq, &retry_work, 0);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block cma_reset_inetaddr_nb = {
-	.notifier_call = cma_reset_addr_event,
-};
-
-static struct notifier_block cma_reset_inet6addr_nb = {
-	.notifier_call = cma_reset_addr_event,
-};
 
 /**
  * rdma_set_reset_handler - ask for reset events on an id
@@ -428,6 +532,7 @@ int rdma_set_reset_handler(struct rdma_cm_id *id,
 }
 EXPORT_SYMBOL(rdma_set_reset_handler);
 
+/* cma_init(), after cma_client is registered. */
 int cma_reset_init(void)
 {
 	int ret;
@@ -437,17 +542,31 @@ int cma_reset_init(void)
 		return ret;
 	ret = register_inet6addr_notifier(&cma_reset_inet6addr_nb);
 	if (ret)
-		unregister_inetaddr_notifier(&cma_reset_inetaddr_nb);
+		goto err_inet;
+	ret = ib_register_client(&cma_reset_client);
+	if (ret)
+		goto err_inet6;
+	ret = ib_register_client_reset_ops(&cma_reset_client, &cma_reset_ops);
+	if (ret)
+		goto err_client;
+	return 0;
+
+err_client:
+	ib_unregister_client(&cma_reset_client);
+err_inet6:
+	unregister_inet6addr_notifier(&cma_reset_inet6addr_nb);
+err_inet:
+	unregister_inetaddr_notifier(&cma_reset_inetaddr_nb);
 	return ret;
 }
 
 /* Module unload: every id is destroyed, so nothing is kept. */
 void cma_reset_exit(void)
 {
+	ib_unregister_client(&cma_reset_client);
 	unregister_inet6addr_notifier(&cma_reset_inet6addr_nb);
 	unregister_inetaddr_notifier(&cma_reset_inetaddr_nb);
-	cancel_delayed_work_sync(&retry_work);
-	cancel_delayed_work_sync(&expire_work);
+	cancel_work_sync(&retry_work);
 	WARN_ON(!list_empty(&kept_list));
 	WARN_ON(!list_empty(&handlers));
 }

@@ -7,23 +7,21 @@
 
 #include <linux/types.h>
 
+struct ib_device;
 struct rdma_id_private;
 
 /* cma.c services, for cma_reset.c. */
 bool cma_reset_is_bound_listener(struct rdma_id_private *id_priv);
+struct rdma_id_private *cma_reset_next_bound_listener(struct ib_device *device);
 void cma_reset_detach(struct rdma_id_private *id_priv);
-int cma_reset_attach(struct rdma_id_private *id_priv, u32 driver_id,
-		     __be64 node_guid);
-bool cma_reset_device_present(u32 driver_id, __be64 node_guid);
+int cma_reset_attach(struct rdma_id_private *id_priv, struct ib_device *device);
 void cma_reset_id_get(struct rdma_id_private *id_priv);
 void cma_reset_id_put(struct rdma_id_private *id_priv);
 void cma_reset_remove_put(struct rdma_id_private *id_priv);
 
 /* cma_reset.c hooks, for cma.c. */
-bool cma_reset_keep_listener(struct rdma_id_private *id_priv);
 void cma_reset_forget(struct rdma_id_private *id_priv);
 void cma_reset_notify_removal(struct rdma_id_private *id_priv);
-void cma_reset_device_added(void);
 int cma_reset_init(void);
 void cma_reset_exit(void);
 

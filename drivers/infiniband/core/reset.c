@@ -660,20 +660,6 @@ void ib_device_unblock_reset(struct ib_device *dev)
 EXPORT_SYMBOL(ib_device_unblock_reset);
 
 /**
- * ib_reset_timeout_ms - how long reset-aware state is kept
- *
- * For users that keep state of their own across a re-registration reset
- * (RDMA CM's kept listeners) and must give up when ib_core does.
- *
- * Return: the reset_timeout_ms parameter of ib_core, in milliseconds.
- */
-unsigned int ib_reset_timeout_ms(void)
-{
-	return READ_ONCE(reset_timeout_ms);
-}
-EXPORT_SYMBOL(ib_reset_timeout_ms);
-
-/**
  * ib_device_is_resetting - is @dev going down or away for a reset?
  * @dev: the device
  *
