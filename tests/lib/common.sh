@@ -37,29 +37,46 @@ wait_for() {
 
 sysctl_w() { echo "$2" >"/proc/sys/${1//.//}"; }
 
-setup_net() {
-	ip link show veth0 >/dev/null 2>&1 && return 0
-	run modprobe veth
-	run ip link add veth0 type veth peer name veth1
-	for d in all default veth0 veth1; do
+# veth_pair A B IPA IPB TABLE: a veth pair A <-> B in init_net with IPA on A
+# and IPB on B, and policy routing (tables TABLE and TABLE+1, rule
+# preferences from TABLE) so that traffic between the two local addresses
+# goes over the pair instead of lo.
+veth_pair() {
+	local a=$1 b=$2 ipa=$3 ipb=$4 t=$5 d
+	run ip link add "$a" type veth peer name "$b"
+	for d in all default "$a" "$b"; do
 		sysctl_w "net.ipv4.conf.$d.rp_filter" 0
 		sysctl_w "net.ipv4.conf.$d.accept_local" 1
 		sysctl_w "net.ipv4.conf.$d.arp_ignore" 1
 	done
-	run ip addr add "$INI_IP/32" dev veth0
-	run ip addr add "$TGT_IP/32" dev veth1
-	run ip link set veth0 up
-	run ip link set veth1 up
+	run ip addr add "$ipa/32" dev "$a"
+	run ip addr add "$ipb/32" dev "$b"
+	run ip link set "$a" up
+	run ip link set "$b" up
 	# Locally generated packets (iif lo) for the peer go out of the veth.
-	run ip rule add pref 100 iif lo to "$TGT_IP" lookup 100
-	run ip rule add pref 101 iif lo to "$INI_IP" lookup 101
+	run ip rule add pref "$t" iif lo to "$ipb" lookup "$t"
+	run ip rule add pref $((t + 1)) iif lo to "$ipa" lookup $((t + 1))
 	# RDMA CM validates an incoming request with a FIB lookup of the
 	# remote address bound to the receiving netdev (iif unset): match
 	# those by output device.
-	run ip rule add pref 102 oif veth0 to "$TGT_IP" lookup 100
-	run ip rule add pref 103 oif veth1 to "$INI_IP" lookup 101
-	run ip route add "$TGT_IP" dev veth0 src "$INI_IP" table 100
-	run ip route add "$INI_IP" dev veth1 src "$TGT_IP" table 101
+	run ip rule add pref $((t + 2)) oif "$a" to "$ipb" lookup "$t"
+	run ip rule add pref $((t + 3)) oif "$b" to "$ipa" lookup $((t + 1))
+	run ip route add "$ipb" dev "$a" src "$ipa" table "$t"
+	run ip route add "$ipa" dev "$b" src "$ipb" table $((t + 1))
+}
+
+# veth_pair_del A TABLE: undo veth_pair (its routes go with the netdevs).
+veth_pair_del() {
+	local p
+	ip link del "$1" 2>/dev/null
+	for p in 0 1 2 3; do ip rule del pref $(($2 + p)) 2>/dev/null; done
+	return 0
+}
+
+setup_net() {
+	ip link show veth0 >/dev/null 2>&1 && return 0
+	run modprobe veth
+	veth_pair veth0 veth1 "$INI_IP" "$TGT_IP" 100
 	run ip rule add pref 1000 lookup local
 	run ip rule del pref 0 lookup local
 }
