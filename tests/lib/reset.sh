@@ -31,7 +31,7 @@ klog_has() { klog_since | grep -q "$1"; }
 klog_count() { [ "$(klog_since | grep -c "$2")" -eq "$1" ]; }
 
 # ev_order DEV: "client event" pairs for DEV since the mark, one line.
-ev_order() { ev_since | awk -v d="$1" '$3 == d { printf "%s %s; ", $1, $2 }'; }
+ev_order() { ev_since | awk -v d="$1" '$3 == d && $2 != "qps" { printf "%s %s; ", $1, $2 }'; }
 
 # ev_id CLIENT EVENT DEV: the client_data id of that event since the mark.
 ev_id() { ev_since | awk -v c="$1" -v e="$2" -v d="$3" '$1 == c && $2 == e && $3 == d { sub("id=", "", $4); print $4 }' | tail -1; }
@@ -52,6 +52,10 @@ uevent_seen() {
 }
 
 rr_live() { cat /sys/module/rr_reset_client/parameters/live; }
+
+# rr_prepare_qps CLIENT DEV: the QPs DEV had when CLIENT's reset_prepare
+# ran since the mark (the clients prepared before it had released theirs).
+rr_prepare_qps() { ev_since | awk -v c="$1" -v d="$2" '$1 == c && $2 == "qps" && $3 == d { n = $4 } END { print n }'; }
 
 # ulp_qps DEV: QPs on DEV other than ib_core's own QP1 (GSI);
 # no_ulp_qps DEV: none are left.

@@ -9,6 +9,9 @@
  *
  *   rr-ev: <client> <event> <device> id=<client_data id>
  *
+ * and, at reset_prepare, the number of QPs the device still has then
+ * ("rr-ev: <client> qps <device> <n>", ib_mad's QP1 included);
+ *
  * so a test can check the order of callbacks and that client_data
  * survives a reset (same id before and after).
  *
@@ -24,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/restrack.h>
 #include <rdma/ib_reset.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/rdma_cm_reset.h>
@@ -130,6 +134,9 @@ static void rr_##x##_remove(struct ib_device *dev, void *data)		\
 }									\
 static void rr_##x##_prepare(struct ib_device *dev, void *data)		\
 {									\
+	/* What clients prepared before this one left on the device. */	\
+	pr_info("rr-ev: rr_" #x " qps %s %d\n", dev_name(&dev->dev),	\
+		rdma_restrack_count(dev, RDMA_RESTRACK_QP, false));	\
 	rr_put_device(dev, &rr_##x, data, "prepare");			\
 	if (prepare_delay_ms)						\
 		msleep(prepare_delay_ms);				\
