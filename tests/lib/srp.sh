@@ -31,7 +31,7 @@ srpt_port_name() { cut -d: -f5-8 "/sys/class/infiniband/$1/ports/1/gids/0"; }
 # srpt_setup DEV: a LUN on DEV's target port, RDMA/CM listener on SRP_CM_PORT.
 # ib_srpt has no demo mode, so the initiator needs an ACL with a mapped LUN.
 # The ACL is named after the initiator's address only: stock ib_srpt named
-# RDMA/CM sessions after the target's own address (fixed by patch 0012), so
+# RDMA/CM sessions after the target's own address (fixed by patch 0015), so
 # a login here fails without that fix.
 srpt_setup() {
 	local dev=$1 wwn t ini
