@@ -30,8 +30,13 @@ ev_since() { klog_since | grep -o 'rr-ev: .*' | sed 's/^rr-ev: //'; }
 klog_has() { klog_since | grep -q "$1"; }
 klog_count() { [ "$(klog_since | grep -c "$2")" -eq "$1" ]; }
 
-# ev_order DEV: "client event" pairs for DEV since the mark, one line.
-ev_order() { ev_since | awk -v d="$1" '$3 == d && $2 != "qps" { printf "%s %s; ", $1, $2 }'; }
+# ev_order DEV...: "client event" pairs for those devices since the mark,
+# one line ("-" stands for reset_failed, which has no device); the QP
+# counts the clients log at reset_prepare are left out.
+ev_order() {
+	ev_since | awk -v d="$*" 'BEGIN { n = split(d, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+		($3 in want) && $2 != "qps" { printf "%s %s; ", $1, $2 }'
+}
 
 # ev_id CLIENT EVENT DEV: the client_data id of that event since the mark.
 ev_id() { ev_since | awk -v c="$1" -v e="$2" -v d="$3" '$1 == c && $2 == e && $3 == d { sub("id=", "", $4); print $4 }' | tail -1; }

@@ -143,6 +143,7 @@ struct reset_hist {
 struct reset_dev {
 	struct list_head list;
 	struct ib_device *dev;
+	bool ready;		/* registration done: it may be reset in place */
 	bool expect;		/* the next unregistration is a reset */
 	unsigned int blocks;
 	struct reset_hist hist;
@@ -874,9 +875,13 @@ void ib_reset_device_registering(struct ib_device *dev)
  */
 void ib_reset_device_registered(struct ib_device *dev, bool ok)
 {
+	struct reset_dev *rd;
 	struct ib_reset *r;
 
 	mutex_lock(&reset_lock);
+	rd = find_dev(dev);
+	if (rd && ok)
+		rd->ready = true;
 	r = find_reset_by_dev(dev);
 	if (r)
 		list_del(&r->list);
@@ -937,8 +942,9 @@ static int reset_in_place_cb(struct ib_device *dev, void *arg)
  *
  * Context: process context, may sleep for as long as the clients take.
  * Return: 0; -EOPNOTSUPP (no driver hook); -EBUSY (a reset in progress,
- * the device being unregistered or moved to another namespace, or open
- * userspace files that cannot be disassociated); -ENODEV (not registered);
+ * the device still being registered, being unregistered or moved to
+ * another namespace, or open userspace files that cannot be
+ * disassociated); -ENODEV (not registered);
  * -ENOMEM; or the driver hook's error, after which clients were re-added
  * from scratch.
  */
@@ -986,6 +992,9 @@ int ib_device_reset(struct ib_device *dev)
 	} else if (!rd) {
 		why = "it has no reset state";
 		ret = -ENOMEM;
+	} else if (!rd->ready) {
+		/* Its clients are being added: nothing to cycle yet. */
+		why = "the device is still being registered";
 	} else if (rd->blocks) {
 		why = "userspace has it open and its driver cannot disassociate userspace";
 	} else {
