@@ -145,14 +145,14 @@ boot_vm() {
 	[ $? -eq 124 ] && echo "killed after ${bound}s" >>"$d/qemu.log"
 }
 
-# config DIR ROLE: the guest's /results/config.sh.
+# config DIR ROLE CASES: the guest's /results/config.sh.
 config() {
 	cat >"$1/config.sh" <<-CFG
 		HOST_PROJ=$TOP
 		MODROOT=$MODROOT
 		MODSRC=${SRC#$TOP/}
 		CASEDIR=${CASEDIR#$TOP/}
-		CASES="$batch"
+		CASES="$3"
 		NODE_ROLE=$2
 		$(env | grep '^RR_[A-Z0-9_]*=' | sed "s/=\(.*\)/='\1'/; s/^/export /")
 	CFG
@@ -173,19 +173,22 @@ log_after_cases() {
 	awk '/rr-case: .* end rc=/ { buf = ""; next } { buf = buf $0 "\n" } END { printf "%s", buf }' "$1"
 }
 
-pass=0 fail=0 n=0
-for batch in "${batches[@]}"; do
-	n=$((n + 1))
-	D=$RUN/vm$n
+# run_vm D CASES: boot one VM (its /results is D) to run CASES ("NAME:BOUND
+# ..."), print a verdict for each case that ran, and set LEFT to the cases
+# to run in a new VM: those after a failed case (the guest stops there,
+# "rr-case: vm stop") or after one during which the VM died.
+run_vm() {
+	local D=$1 todo=$2 bound=120 extra=() peer_pid="" p0 boot c name log klog why rc secs started=""
+	LEFT=""
 	mkdir -p "$D"
-	bound=120
-	for c in $batch; do bound=$((bound + ${c#*:} + 20)); done
-	extra=() peer_pid=""
+	printf '%s\n' "$BAD" >"$D/bad.re"
+	for c in $todo; do bound=$((bound + ${c#*:} + 20)); done
 	if [ -n "${twonode[$n]:-}" ]; then
 		# UDP ports from our PID: parallel runs on one host do not meet.
 		p0=$((20000 + ($$ % 5000) * 2))
 		mkdir -p "$D/mbox" "$D/peer"
-		config "$D/peer" target
+		printf '%s\n' "$BAD" >"$D/peer/bad.re"
+		config "$D/peer" target "$todo"
 		# Its exit is announced in the mailbox: a dead target node fails
 		# the case at once rather than at PEER_TIMEOUT.
 		{
@@ -197,8 +200,7 @@ for batch in "${batches[@]}"; do
 		# shellcheck disable=SC2207
 		extra=($(twonode_args "$p0" $((p0 + 1)) 52:54:00:00:00:01))
 	fi
-	config "$D" "${peer_pid:+initiator}"
-	t0=$(date +%s)
+	config "$D" "${peer_pid:+initiator}" "$todo"
 	for boot in 1 2; do
 		boot_vm "$D" "${extra[@]}"
 		# Debian's kernel under TCG very rarely oopses while booting,
@@ -209,7 +211,7 @@ for batch in "${batches[@]}"; do
 		   ! grep -q 'rr-case: .* start' "$D/console.log" &&
 		   grep -Eq 'Oops|Kernel panic' "$D/console.log"; then
 			mv "$D/console.log" "$D/console.boot-crash.log"
-			echo "vm$n: the kernel crashed while booting, before any case; booting again" \
+			echo "${D##*/}: the kernel crashed while booting, before any case; booting again" \
 				"(see $D/console.boot-crash.log)"
 			continue
 		fi
@@ -222,21 +224,37 @@ for batch in "${batches[@]}"; do
 	fi
 
 	# The boot itself (before the first case) must be clean too, and so
-	# must what follows the last case.
+	# must what follows the last case: the guest's power-off, announced
+	# ("rr-case: vm power-off"), is the only way a VM may end.
 	if sed -n '/rr-case: .* start/q;p' "$D/console.log" | grep -Eq "$BAD"; then
-		echo "FAIL vm$n boot: kernel log (see $D/console.log)"
+		echo "FAIL ${D##*/} boot: kernel log (see $D/console.log)"
 		fail=$((fail + 1))
 	fi
-	last=${batch##* }
-	if grep -q "rr-case: ${last%%:*} end rc=" "$D/console.log" &&
-	   log_after_cases "$D/console.log" | grep -Eq "$BAD"; then
-		echo "FAIL vm$n after the cases: kernel log: $(log_after_cases "$D/console.log" | grep -Em1 "$BAD" | cut -c1-100)"
-		fail=$((fail + 1))
+	if grep -q "rr-case: .* end rc=" "$D/console.log"; then
+		if log_after_cases "$D/console.log" | grep -Eq "$BAD"; then
+			echo "FAIL ${D##*/} after the cases: kernel log: $(log_after_cases "$D/console.log" | grep -Em1 "$BAD" | cut -c1-100)"
+			fail=$((fail + 1))
+		fi
 	fi
-	for c in $batch; do
+	for c in $todo; do
 		name=${c%%:*}
+		if [ -n "$started" ]; then
+			# After a case the VM died in: a new VM.
+			LEFT="${LEFT:+$LEFT }$c"
+			continue
+		fi
 		log=$D/$name.log
 		klog=$D/$name.klog
+		if [ ! -f "$D/$name.rc" ] && ! grep -q "rr-case: $name start" "$D/console.log"; then
+			if grep -q "rr-case: vm stop:" "$D/console.log"; then
+				# The guest stopped after a failed case: a new VM.
+				LEFT="${LEFT:+$LEFT }$c"
+				continue
+			fi
+			printf 'FAIL %-36s %s\n' "$name" "no result: the VM ended before the case (see $D/console.log)"
+			fail=$((fail + 1))
+			continue
+		fi
 		awk -v s="rr-case: $name start" -v e="rr-case: $name end" \
 			'index($0, s) { on = 1 } on { print } index($0, e) { exit }' \
 			"$D/console.log" >"$klog"
@@ -245,6 +263,7 @@ for batch in "${batches[@]}"; do
 		why=""
 		if [ ! -f "$D/$name.rc" ]; then
 			why="no result: VM died or hung (see $D/console.log)"
+			started=$name
 		else
 			read -r rc secs <"$D/$name.rc"
 			[ "$rc" = 0 ] || why="exit $rc"
@@ -261,6 +280,25 @@ for batch in "${batches[@]}"; do
 			[ -f "$D/$name.stacks" ] && echo "     | task stacks at the time bound: $D/$name.stacks"
 			fail=$((fail + 1))
 		fi
+	done
+	if [ -z "$started" ] && [ -z "$LEFT" ] && grep -q "rr-case: .* end rc=" "$D/console.log" &&
+	   ! grep -q "rr-case: vm power-off" "$D/console.log"; then
+		echo "FAIL ${D##*/} after the cases: no power-off (see $D/console.log)"
+		fail=$((fail + 1))
+	fi
+}
+
+pass=0 fail=0 n=0
+for batch in "${batches[@]}"; do
+	n=$((n + 1))
+	t0=$(date +%s)
+	LEFT=$batch part=1
+	while [ -n "$LEFT" ]; do
+		D=$RUN/vm$n
+		[ $part = 1 ] || D=$RUN/vm$n.$part
+		[ $part = 1 ] || echo "vm$n.$part: the cases after a failed one, in a new VM"
+		run_vm "$D" "$LEFT"
+		part=$((part + 1))
 	done
 	echo "vm$n: $(($(date +%s) - t0))s"
 done

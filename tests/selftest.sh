@@ -17,6 +17,12 @@ while read -r verdict name reason; do
 		bad=1
 	fi
 done <"$here/selftest/expected"
+# Nothing but the expected verdicts (a "FAIL vmN ..." line is one too).
+got=$(grep -cE '^(PASS|FAIL) ' "$out")
+if [ "$got" != "$(wc -l <"$here/selftest/expected")" ]; then
+	echo "selftest: $got verdicts, $(wc -l <"$here/selftest/expected") expected"
+	bad=1
+fi
 if [ $bad -ne 0 ]; then
 	cat "$out"
 	exit 1

@@ -81,9 +81,26 @@ srp_login() {
 	run modprobe sd_mod
 	run modprobe ib_srp
 	g=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
-	cfg_w "/sys/class/infiniband_srp/srp-$1-1/add_target" \
+	# ib_srp refuses a login (EEXIST) to a target port it is still
+	# removing (srp_conn_unique() counts it until srp_remove_work() ends,
+	# after its SCSI host is gone): that removal ends on its own.
+	srp_add_target "/sys/class/infiniband_srp/srp-$1-1/add_target" \
 		"id_ext=$g,ioc_guid=$g,dest=$2:$SRP_CM_PORT"
 	wait_for 30 "an SRP SCSI disk" srp_dev
+}
+
+# srp_add_target FILE OPTIONS: write OPTIONS to FILE, again for up to 10 s
+# while the write fails with EEXIST; any other error fails the case.
+srp_add_target() {
+	local err end=$(($(date +%s) + 10 * ${RR_TIME_SCALE:-1}))
+	until err=$( { printf '%s\n' "$2" >"$1"; } 2>&1); do
+		case "$err" in
+		*"File exists"*) [ "$(date +%s)" -lt "$end" ] ||
+			fail "write '$2' > $1: still EEXIST after 10 s: $(dmesg | grep -m1 'Already connected')" ;;
+		*) fail "write '$2' > $1: $err" ;;
+		esac
+		sleep 0.1
+	done
 }
 
 # srp_dev: print /dev/sdX of the (first) SRP target's disk.
@@ -106,7 +123,12 @@ srp_logout() {
 		[ -e "$r" ] && echo 1 >"$r"
 	done
 	wait_for 20 "SRP remote ports gone" sh -c '! ls /sys/class/srp_remote_ports/ | grep -q port'
+	# The rport goes first; the SCSI host and the channels after it.
+	wait_for 20 "SRP SCSI hosts gone" no_srp_hosts
 }
+
+# no_srp_hosts: no SCSI host of ib_srp is left.
+no_srp_hosts() { ! grep -qx ib_srp /sys/class/scsi_host/host*/proc_name 2>/dev/null; }
 
 # srp_hctl DEV: the SCSI address (host:channel:target:lun) of /dev/DEV.
 srp_hctl() { disk_addr "$1"; }
