@@ -36,7 +36,7 @@ endif
 SRC	:= $(B)/src
 KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
 
-.PHONY: check-debug debug-kernel all modules deps refresh kernel src install uninstall check lint patches patches-bisect dkms-install dkms-uninstall torture demo bench soak clean distclean
+.PHONY: check-debug debug-kernel all modules deps refresh kernel src install uninstall check lint patches patches-bisect series-tree series-export dkms-install dkms-uninstall torture demo bench soak clean distclean
 
 all: modules
 
@@ -91,6 +91,14 @@ lint: modules
 # patches-bisect also builds every commit on its own.
 patches: kernel
 	@scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series
+
+# Edit the series as git commits: series-tree makes build/series-tree (one
+# commit per patch, see scripts/series.sh), series-export writes it back.
+series-tree: kernel
+	@scripts/series.sh $(TOP) $(KERNELDIR) tree
+
+series-export:
+	@scripts/series.sh $(TOP) $(KERNELDIR) export
 
 patches-bisect: kernel
 	@JOBS=$(JOBS) scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series $(KDIR)

@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# series.sh TOPDIR KERNELDIR tree|export
+#
+# Edit the patch series as git commits (make series-tree, make series-export):
+#
+#   tree    build/series-tree: a git tree of Debian's pristine linux-source
+#           subtrees (tag "base") and one commit per patch of patches/series,
+#           with the new files listed after the patch in that commit.  Edit it
+#           as any kernel branch: commit --fixup and rebase -i, reword, split,
+#           add commits.  Refuses to replace a tree with work not exported.
+#   export  write the tree back: patches/NNNN-<subject>.patch for every commit
+#           in base..HEAD (numbered by position, named as git format-patch
+#           names them), patches/series, and every new file at its path in
+#           the project.  A file the base does not have is a new file (ours):
+#           it is copied, not diffed, and listed after the patch that adds it.
+#
+# The tree's HEAD at export is recorded (build/series-tree/.git/exported),
+# so `tree` knows whether it would lose work.
+set -euo pipefail
+
+usage() { echo "usage: $0 TOPDIR KERNELDIR tree|export" >&2; exit 2; }
+[ $# -eq 3 ] || usage
+TOP=$(realpath "$1") KERNELDIR=$(realpath "$2") CMD=$3
+T=$TOP/build/series-tree
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_DATE="2026-11-29 00:00:00 +0000" GIT_COMMITTER_DATE="2026-11-29 00:00:00 +0000"
+die() { echo "series: $*" >&2; exit 1; }
+
+# entries: "PATCH FILE..." lines of patches/series.
+entries() { grep -v '^#' "$TOP/patches/series" | awk 'NF'; }
+
+mktree() {
+	local p files f author who
+	if [ -d "$T/.git" ]; then
+		[ -z "$(git -C "$T" status --porcelain)" ] ||
+			die "$T has uncommitted changes: commit and export them, or remove the tree"
+		[ "$(git -C "$T" rev-parse HEAD)" = "$(cat "$T/.git/exported" 2>/dev/null)" ] ||
+			die "$T has commits not exported: make series-export, or remove the tree"
+	fi
+	[ -d "$KERNELDIR/pristine" ] || die "no pristine tree in $KERNELDIR (run make)"
+	rm -rf "$T"
+	mkdir -p "$T"
+	cp -a "$KERNELDIR/pristine/." "$T/"
+	rm -f "$T/.done"
+	rm -rf "$T/scripts"	# checkpatch and friends, not part of the series
+	cd "$T"
+	git init -q -b main
+	who=$(sed -n 's/^From: //p;/^$/q' "$TOP/patches/$(entries | awk '{ print $1; exit }')" | head -1)
+	git config user.name "${who% <*}"
+	who=${who#* <}
+	git config user.email "${who%>}"
+	git add -A
+	git commit -q -m "Debian linux-source $(cat "$KERNELDIR/deb-version"): RDMA subtrees"
+	git tag base
+	while read -r p files; do
+		author=$(sed -n 's/^From: //p;/^$/q' "$TOP/patches/$p" | head -1)
+		{
+			sed -n 's/^Subject: \[PATCH[^]]*\] //p;/^$/q' "$TOP/patches/$p" | head -1
+			echo
+			awk 'body && /^---$/ { exit } body { print } /^$/ && !body { body = 1 }' "$TOP/patches/$p"
+		} >"$T/.git/msg"
+		patch -p1 -s -N -F0 --no-backup-if-mismatch -i "$TOP/patches/$p" ||
+			die "$p does not apply"
+		for f in $files; do
+			mkdir -p "$(dirname "$f")"
+			cp "$TOP/$f" "$f"
+		done
+		git add -A
+		git commit -q --author="$author" -F "$T/.git/msg"
+	done < <(entries)
+	git rev-parse HEAD >"$T/.git/exported"
+	echo "  TREE    $T: $(git rev-list --count base..HEAD) commits on tag base"
+}
+
+export_tree() {
+	local c n=0 name names subject newfiles old f st series
+	[ -d "$T/.git" ] || die "no tree at $T (make series-tree)"
+	cd "$T"
+	[ -z "$(git status --porcelain)" ] || die "$T has uncommitted changes"
+	OUT=$(mktemp -d)
+	trap 'rm -rf "$OUT"' EXIT
+	local out=$OUT
+	series=$out/series
+	grep '^#' "$TOP/patches/series" >"$series"
+	git format-patch -q --filename-max-length=200 -o "$out/names" base..HEAD
+	for c in $(git rev-list --reverse base..HEAD); do
+		n=$((n + 1))
+		names=("$out"/names/*.patch)
+		name=${names[n - 1]##*/}
+		name=$(printf '%04d%s' "$n" "${name#[0-9][0-9][0-9][0-9]}")
+		subject=$(git log -1 --format=%s "$c")
+		newfiles=()
+		while read -r st f; do
+			if git cat-file -e "base:$f" 2>/dev/null; then
+				continue
+			fi
+			case "$st" in
+			A | M) newfiles+=("$f") ;;
+			*) die "$subject: $st $f: a new file can only be added or changed" ;;
+			esac
+		done < <(git diff --no-renames --name-status "$c^" "$c")
+		{
+			echo "From: $(git log -1 --format='%an <%ae>' "$c")"
+			echo "Subject: [PATCH] $subject"
+			echo
+			git log -1 --format=%b "$c" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+			echo "---"
+			# The diff of the files the base has; not of our new files.
+			mapfile -t old < <(git diff --no-renames --name-only "$c^" "$c" |
+				while read -r f; do git cat-file -e "base:$f" 2>/dev/null && echo "$f"; done)
+			[ ${#old[@]} -gt 0 ] || die "$subject: changes no file of the base"
+			git diff --no-renames "$c^" "$c" -- "${old[@]}" | grep -v '^index '
+		} >"$out/$name"
+		for f in "${newfiles[@]}"; do
+			mkdir -p "$(dirname "$TOP/$f")"
+			git show "$c:$f" >"$TOP/$f"
+		done
+		# A new file belongs to the patch that adds it.
+		echo "$name $(git diff --no-renames --name-status --diff-filter=A "$c^" "$c" |
+			awk '{ print $2 }' | while read -r f; do
+				git cat-file -e "base:$f" 2>/dev/null || echo "$f"; done | tr '\n' ' ')" |
+			sed 's/ *$//' >>"$series"
+	done
+	rm -f "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
+	cp "$out"/[0-9][0-9][0-9][0-9]-*.patch "$TOP/patches/"
+	cp "$series" "$TOP/patches/series"
+	git rev-parse HEAD >"$T/.git/exported"
+	echo "  EXPORT  $n patches and their new files to $TOP/patches"
+}
+
+case "$CMD" in
+tree) mktree ;;
+export) export_tree ;;
+*) usage ;;
+esac
