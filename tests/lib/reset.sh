@@ -95,3 +95,49 @@ klog_gap() {
 		$0 ~ a { ta = t } $0 ~ b { tb = t }
 		END { if (ta == "" || tb == "") exit 1; printf "%.3f\n", tb - ta }'
 }
+
+# The initiator's device coming back from a reset with its link down
+# (tests 036, 055).  link_late_setup: the host's route to the target must
+# come back with the link: the address of a /30 has its prefix route
+# re-added by the kernel when the netdev comes up, while the veth pair's
+# own routes (table 100, see veth_pair) are deleted when it goes down and
+# are not.  Rules 98 and 99 take their place (99 for the host's connects,
+# 98 for RDMA CM's and the IB CM's lookups bound to the netdev), and with
+# the link down nothing may reach the target: without rules 104 and 105 a
+# lookup would fall through to the local table (the target's address is
+# local to this one kernel) and rxe would connect over lo.
+link_late_setup() {
+	run ip addr del "$INI_IP/32" dev "$INI_NETDEV"
+	run ip addr add "$INI_IP/30" dev "$INI_NETDEV"
+	run ip rule add pref 98 oif "$INI_NETDEV" to "$TGT_IP" lookup main
+	run ip rule add pref 99 iif lo to "$TGT_IP" lookup main
+	run ip rule add pref 104 iif lo to "$TGT_IP" unreachable
+	run ip rule add pref 105 oif "$INI_NETDEV" to "$TGT_IP" unreachable
+}
+link_late_cleanup() {
+	local p
+	ip link set "$INI_NETDEV" up
+	for p in 98 99 104 105; do ip rule del pref $p 2>/dev/null; done
+	ip addr del "$INI_IP/30" dev "$INI_NETDEV" 2>/dev/null
+	ip addr add "$INI_IP/32" dev "$INI_NETDEV" 2>/dev/null
+	ip route replace "$TGT_IP" dev "$INI_NETDEV" src "$INI_IP" table 100
+}
+
+# reset_ini_link_late: a re-registration reset of the initiator's device,
+# which comes back while its netdev is down; the link comes up
+# LINK_DOWN_S (3) seconds later (the outage under test, not a wait for a
+# state), logged "rr-link-up".
+reset_ini_link_late() {
+	cfg_w "/sys/class/infiniband/$INI_DEV/reset/expect" 1
+	run rdma link delete "$INI_DEV"
+	run ip link set "$INI_NETDEV" down
+	run rdma link add "$INI_DEV" type rxe netdev "$INI_NETDEV"
+	ip route get "$TGT_IP" >/dev/null 2>&1 && fail "$TGT_IP is reachable with the link down"
+	wait_for 10 "$INI_DEV back from the reset" klog_has "rdma_reset: $INI_DEV: re-register reset done"
+	grep -q DOWN "/sys/class/infiniband/$INI_DEV/ports/1/state" ||
+		fail "$INI_DEV came back with its port $(cat "/sys/class/infiniband/$INI_DEV/ports/1/state")"
+	sleep "${LINK_DOWN_S:-3}"
+	run ip link set "$INI_NETDEV" up
+	echo "rr-link-up" >/dev/kmsg
+	wait_for 20 "$INI_DEV port ACTIVE" grep -q ACTIVE "/sys/class/infiniband/$INI_DEV/ports/1/state"
+}
