@@ -12,7 +12,9 @@
 # PASS or FAIL with its time, and at the end "N passed, N failed".  A case
 # fails on a non-zero exit, on exceeding its TIMEOUT, or on any kernel WARN,
 # BUG, Oops, hung task, lockdep report or module symbol mismatch logged while
-# it ran.  Everything is kept in build/tests/<run>/.
+# it ran.  A case that cannot run here prints "SKIP: reason" and exits 0
+# (skip in tests/lib/common.sh): it is reported as SKIP, counted apart.
+# Everything is kept in build/tests/<run>/.
 set -uo pipefail
 
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -271,7 +273,11 @@ run_vm() {
 		if grep -Eq "$BAD" "$klog"; then
 			why="${why:+$why; }kernel log: $(grep -Em1 "$BAD" "$klog" | cut -c1-120)"
 		fi
-		if [ -z "$why" ]; then
+		if [ -z "$why" ] && grep -q '^SKIP: ' "$log" 2>/dev/null; then
+			# A case that cannot run here says why (skip in common.sh).
+			printf 'SKIP %-36s %s\n' "$name" "$(grep -m1 '^SKIP: ' "$log" | cut -c7-120)"
+			skipped="$skipped $name"
+		elif [ -z "$why" ]; then
 			printf 'PASS %-36s %6.1fs\n' "$name" "$secs"
 			pass=$((pass + 1))
 		else
@@ -288,7 +294,7 @@ run_vm() {
 	fi
 }
 
-pass=0 fail=0 n=0
+pass=0 fail=0 n=0 skipped=""
 for batch in "${batches[@]}"; do
 	n=$((n + 1))
 	t0=$(date +%s)
@@ -303,5 +309,7 @@ for batch in "${batches[@]}"; do
 	echo "vm$n: $(($(date +%s) - t0))s"
 done
 echo "logs: $RUN"
+# Skips are reported beside the verdict line, which stays "N passed, N failed".
+[ -z "$skipped" ] || echo "$(echo $skipped | wc -w) skipped:$skipped"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

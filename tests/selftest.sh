@@ -11,14 +11,14 @@ trap 'rm -f "$out"' EXIT
 CASEDIR=$here/selftest "$here/run.sh" >"$out" 2>&1
 bad=0
 while read -r verdict name reason; do
-	line=$(grep -E "^(PASS|FAIL) $name " "$out")
+	line=$(grep -E "^(PASS|FAIL|SKIP) $name " "$out")
 	if ! printf '%s\n' "$line" | grep -Eq "^$verdict $name +.*${reason}"; then
 		echo "selftest: expected '$verdict $name${reason:+ ($reason)}', got '${line:-nothing}'"
 		bad=1
 	fi
 done <"$here/selftest/expected"
 # Nothing but the expected verdicts (a "FAIL vmN ..." line is one too).
-got=$(grep -cE '^(PASS|FAIL) ' "$out")
+got=$(grep -cE '^(PASS|FAIL|SKIP) ' "$out")
 if [ "$got" != "$(wc -l <"$here/selftest/expected")" ]; then
 	echo "selftest: $got verdicts, $(wc -l <"$here/selftest/expected") expected"
 	bad=1

@@ -19,6 +19,8 @@ TGT_NETDEV=veth1
 
 log() { echo "[$(date +%T.%3N)] $*"; }
 fail() { echo "FAIL: $*"; exit 1; }
+# skip REASON: this case cannot run here (a missing tool, a lane without the
+# feature); the harness reports SKIP with REASON, counted apart.
 skip() { echo "SKIP: $*"; exit 0; }
 # Run a command; fail the case with its output if it fails.
 run() { local out; out=$("$@" 2>&1) || fail "$* -> $out"; [ -z "$out" ] || echo "$out"; }
