@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Benchmark helpers (sourced by bench/cases/*, inside the VM, after
 # tests/lib/common.sh).  A benchmark prints its figures as
@@ -16,6 +17,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int(
 ratio() { echo "scale=2; $1 / $2" | bc; }
 
 # Debian's stock module tree (no updates/): modprobe -d $STOCKROOT.
+# shellcheck disable=SC2034 # for the bench cases
 STOCKROOT=$PROJ/build/vm/stockroot
 
 # stack_unload: every RDMA module of either build, top down.

@@ -37,7 +37,7 @@ if [ ! -f "$LSRC/Makefile" ] || [ "$(cat "$OUT/source-version" 2>/dev/null)" != 
 	cp "$KERNELDIR/deb-version" "$OUT/source-version"
 fi
 
-echo "  DEBUG   config (defconfig + ${FRAG#$TOP/})"
+echo "  DEBUG   config (defconfig + ${FRAG#"$TOP"/})"
 mkdir -p "$OBJ"
 make -s -C "$LSRC" O="$OBJ" defconfig >/dev/null
 KCONFIG_CONFIG=$OBJ/.config "$LSRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" \

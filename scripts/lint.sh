@@ -12,7 +12,10 @@
 #   3. sparse (C=2) and W=1 on every C file we add or patch, compared with
 #      the same files as Debian ships them: any warning that is not in that
 #      baseline fails (upstream's own warnings, e.g. sparse's context
-#      imbalance reports in cma.c, are in the baseline).
+#      imbalance reports in cma.c, are in the baseline);
+#   4. shellcheck (Debian's package) on every shell script of the project,
+#      at its default severity; .shellcheckrc holds the project-wide
+#      exceptions and why, a directive next to the line any other one.
 # Both trees for 3 are built under build/lint, apart from the module build,
 # so the W=1 flags never leak into the modules that are installed.
 set -euo pipefail
@@ -51,10 +54,10 @@ for f in "${ours[@]}"; do
 	case "$f" in *.c) ;; *) continue ;; esac
 	out=$("$KERNELDOC" -none -Wall "$f" 2>&1) || true
 	[ -z "$out" ] || { echo "$out"; bad "kernel-doc: $f"; }
-	for sym in $(sed -n 's/^EXPORT_SYMBOL\(_GPL\)\?(\([a-z0-9_]*\));/\2/p' "$f"); do
+	while read -r sym; do
 		grep -q "^ \* $sym() \?- \|^ \* $sym - " "$f" ||
 			bad "kernel-doc: $f: exported $sym() has no kernel-doc comment"
-	done
+	done < <(sed -n 's/^EXPORT_SYMBOL\(_GPL\)\?(\([a-z0-9_]*\));/\2/p' "$f")
 done
 
 # 3. sparse and W=1 against Debian's files.
@@ -109,6 +112,19 @@ echo "  SPARSE  $(wc -l <"$L/ours.warnings") warnings with our changes, $(wc -l 
 if [ -n "$new$more" ]; then
 	printf '%s\n' "$new" "$more" | sed '/^$/d; s/^/  new: /'
 	bad "sparse/W=1: warnings that Debian's files do not have (full lists in $L)"
+fi
+
+# 4. shellcheck.
+mapfile -t scripts < <({
+	ls scripts/*.sh tests/*.sh tests/vm/*.sh tests/vm/init tests/lib/*.sh \
+		bench/*.sh .ci/run
+	find tests/cases tests/selftest tests/demo tests/soak bench/cases \
+		-type f -perm -u+x
+} | sort)
+echo "  SHELLCHECK ${#scripts[@]} scripts"
+command -v shellcheck >/dev/null || bad "shellcheck: not installed (make deps)"
+if command -v shellcheck >/dev/null && ! shellcheck "${scripts[@]}"; then
+	bad "shellcheck"
 fi
 
 if [ "$fails" -gt 0 ]; then

@@ -33,7 +33,8 @@ git init -q -b main
 who=$(awk '/^From: /{ sub(/^From: /, ""); print; exit }' \
 	"$TOP/patches/$(awk '!/^#/ && NF { print $1; exit }' "$TOP/patches/series")")
 git config user.name "${who% <*}"
-git config user.email "$(echo "$who" | sed 's/.*<\(.*\)>.*/\1/')"
+email=${who#*<}
+git config user.email "${email%%>*}"
 git add -A
 git commit -q -m "Debian linux-source-6.12 $(cat "$KERNELDIR/deb-version"): RDMA subtrees"
 git tag base
@@ -76,9 +77,11 @@ rm -rf "$W/check"
 git clone -q "$W/tree" "$W/check"
 cd "$W/check"
 git config user.name "${who% <*}"
-git config user.email "$(echo "$who" | sed 's/.*<\(.*\)>.*/\1/')"
+email=${who#*<}
+git config user.email "${email%%>*}"
 git checkout -q -b check base
-git am -q $(ls "$OUT"/*.patch | grep -v 0000-cover-letter)
+patches=("$OUT"/0[0-9][0-9][0-9]-*.patch)
+git am -q "${patches[@]:1}"	# [0] is 0000-cover-letter.patch
 git diff --quiet HEAD "$final" ||
 	{ echo "mkpatches: git am of the series does not give the same tree" >&2; exit 1; }
 cd "$W/tree"

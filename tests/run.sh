@@ -152,8 +152,8 @@ config() {
 	cat >"$1/config.sh" <<-CFG
 		HOST_PROJ=$TOP
 		MODROOT=$MODROOT
-		MODSRC=${SRC#$TOP/}
-		CASEDIR=${CASEDIR#$TOP/}
+		MODSRC=${SRC#"$TOP"/}
+		CASEDIR=${CASEDIR#"$TOP"/}
 		CASES="$3"
 		NODE_ROLE=$2
 		$(env | grep '^RR_[A-Z0-9_]*=' | sed "s/=\(.*\)/='\1'/; s/^/export /")
@@ -310,6 +310,6 @@ for batch in "${batches[@]}"; do
 done
 echo "logs: $RUN"
 # Skips are reported beside the verdict line, which stays "N passed, N failed".
-[ -z "$skipped" ] || echo "$(echo $skipped | wc -w) skipped:$skipped"
+[ -z "$skipped" ] || echo "$(wc -w <<<"$skipped") skipped:$skipped"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

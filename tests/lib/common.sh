@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Shared helpers for the VM test cases (sourced; runs inside the guest).
 #
@@ -114,6 +115,7 @@ rping_check() {
 }
 
 # Our module set: module names and the files the build produced.
+# shellcheck disable=SC2034 # for the cases
 OUR_MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs ib_umad rdma_ucm rdma_rxe ib_iser ib_isert ib_srp ib_srpt nvme_rdma nvmet_rdma"
 
 our_ko() { find "$MODSRC" -name "${1//_/[-_]}.ko" | head -1; }

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # iSER helpers: LIO iSCSI target with an iSER portal (ib_isert) on the target
 # side, open-iscsi with the iser transport (ib_iser, iscsid) on the initiator.

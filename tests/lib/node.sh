@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # The two-node topology ("VM: two-node" cases, tests/run.sh): two VMs, each
 # with its own kernel and Soft-RoCE device, joined by a QEMU socket network.
@@ -8,6 +9,7 @@
 # helpers work on either node unchanged; "peer CMD" runs CMD on the target
 # node.  Sourced by common.sh when NODE_ROLE is set.
 
+# shellcheck disable=SC2034 # common.sh's names, for the cases
 INI_NETDEV=eth0
 TGT_NETDEV=eth0
 MBOX=/mbox

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # NVMe over RDMA helpers: nvmet-rdma target (configfs, file-backed
 # namespace) on the target side, nvme-rdma host on the initiator side.

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Device reset helpers: the ib_core reset interface and the test client
 # tests/modules/rr_reset_client (clients rr_a, rr_b reset-aware; rr_c not),

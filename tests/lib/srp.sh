@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # SRP helpers: ib_srpt target (LIO through configfs, file-backed LUN) on the
 # target side, ib_srp initiator logging in over RDMA/CM on the initiator side.
@@ -34,7 +35,7 @@ srpt_port_name() { cut -d: -f5-8 "/sys/class/infiniband/$1/ports/1/gids/0"; }
 # RDMA/CM sessions after the target's own address (fixed by patch 0015), so
 # a login here fails without that fix.
 srpt_setup() {
-	local dev=$1 wwn t ini
+	local dev=$1 wwn t
 	run modprobe ib_srpt
 	lio_fileio srp0
 	mkdir -p "$LIO/srpt" || fail "mkdir $LIO/srpt"
@@ -44,10 +45,9 @@ srpt_setup() {
 	mkdir "$LIO/srpt/$wwn" || fail "mkdir srpt target port $wwn"
 	mkdir "$t" "$t/lun/lun_0" || fail "mkdir srpt tpg"
 	ln -s "$LIO/core/fileio_0/srp0" "$t/lun/lun_0/srp0" || fail "link LUN"
-	for ini in "$INI_IP"; do
-		mkdir "$t/acls/$ini" "$t/acls/$ini/lun_0" || fail "mkdir ACL $ini"
-		ln -s "$t/lun/lun_0" "$t/acls/$ini/lun_0/lun_0" || fail "map LUN for $ini"
-	done
+	# The initiator's ACL, named after its address (patch 0015).
+	mkdir "$t/acls/$INI_IP" "$t/acls/$INI_IP/lun_0" || fail "mkdir ACL $INI_IP"
+	ln -s "$t/lun/lun_0" "$t/acls/$INI_IP/lun_0/lun_0" || fail "map LUN for $INI_IP"
 	cfg_w "$t/enable" 1
 }
 
@@ -110,7 +110,7 @@ srp_dev() {
 		[ -e "$r" ] || continue
 		h=${r##*/port-}
 		h=${h%%:*}
-		for b in /sys/class/scsi_host/host$h/device/target$h:*/$h:*/block/*; do
+		for b in "/sys/class/scsi_host/host$h/device/target$h:"*/"$h:"*/block/*; do
 			[ -b "/dev/${b##*/}" ] && { echo "/dev/${b##*/}"; return 0; }
 		done
 	done
