@@ -72,7 +72,7 @@ uninstall:
 	@scripts/install.sh uninstall $(KREL) $(DESTDIR)
 
 # DKMS: rebuilt for every Debian 6.12 kernel installed later (scripts/dkms.sh).
-dkms-install:
+dkms-install: modules
 	@scripts/dkms.sh install $(TOP)
 
 dkms-uninstall:

@@ -23,8 +23,9 @@ STOCKROOT=$PROJ/build/vm/stockroot
 # stack_unload: every RDMA module of either build, top down.
 stack_unload() {
 	local m
-	for m in nvme_rdma nvmet_rdma ib_iser ib_isert ib_srp ib_srpt rr_reset_client \
-		 rdma_ucm rdma_rxe ib_uverbs ib_umad rdma_cm iw_cm ib_cm ib_core; do
+	# Ours and Debian's have the same names; build order reversed is an
+	# order in which nothing unloaded is still used.
+	for m in rr_reset_client $(our_modules | tac); do
 		[ -d "/sys/module/$m" ] && rmmod "$m"
 	done
 	[ ! -d /sys/module/ib_core ] || fail "ib_core still loaded: held by $(ls /sys/module/ib_core/holders)"

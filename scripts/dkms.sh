@@ -22,17 +22,8 @@ VER=$(cat "$TOP/VERSION")
 SRCDIR=${DKMS_SRCDIR:-/usr/src}/$NAME-$VER
 FORCEDIR=/usr/share/dkms/modules_to_force_install
 
-# The modules of the set and where kbuild leaves them (build/src/...).
-MODULES="
-drivers/infiniband/core ib_core ib_cm iw_cm rdma_cm ib_uverbs ib_umad rdma_ucm
-drivers/infiniband/sw/rxe rdma_rxe
-drivers/infiniband/ulp/srp ib_srp
-drivers/infiniband/ulp/srpt ib_srpt
-drivers/infiniband/ulp/iser ib_iser
-drivers/infiniband/ulp/isert ib_isert
-drivers/nvme/host nvme-rdma
-drivers/nvme/target nvmet-rdma
-"
+# The modules of the set and where kbuild leaves them (build/src/...),
+# from the build's modules.order (make dkms-install builds first).
 
 conf() {
 	local i=0 dir m
@@ -44,15 +35,12 @@ MAKE[0]="make KVER=\${kernelver} modules"
 CLEAN="rm -rf build/src build/kversion.mk"
 AUTOINSTALL="yes"
 CONF
-	while read -r dir mods; do
-		[ -n "$dir" ] || continue
-		for m in $mods; do
-			echo "BUILT_MODULE_NAME[$i]=\"$m\""
-			echo "BUILT_MODULE_LOCATION[$i]=\"build/src/$dir/\""
-			echo "DEST_MODULE_LOCATION[$i]=\"/updates/dkms\""
-			i=$((i + 1))
-		done
-	done <<<"$MODULES"
+	while read -r dir m; do
+		echo "BUILT_MODULE_NAME[$i]=\"$m\""
+		echo "BUILT_MODULE_LOCATION[$i]=\"build/src/$dir/\""
+		echo "DEST_MODULE_LOCATION[$i]=\"/updates/dkms\""
+		i=$((i + 1))
+	done < <("$TOP/scripts/modules.sh" "$TOP/build/src")
 }
 
 case "$op" in

@@ -114,9 +114,9 @@ rping_check() {
 	log "rping $cli -> $srv: 10 pings"
 }
 
-# Our module set: module names and the files the build produced.
-# shellcheck disable=SC2034 # for the cases
-OUR_MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs ib_umad rdma_ucm rdma_rxe ib_iser ib_isert ib_srp ib_srpt nvme_rdma nvmet_rdma"
+# our_modules: the module names of our set, in build order, from kbuild's
+# modules.order (scripts/modules.sh, the one list).
+our_modules() { "$PROJ/scripts/modules.sh" "$MODSRC" | awk '{ gsub("-", "_", $2); print $2 }'; }
 
 our_ko() { find "$MODSRC" -name "${1//_/[-_]}.ko" | head -1; }
 
