@@ -3,8 +3,9 @@
 #
 # tests/run.sh [CASE...]
 #
-# Run the VM test cases (tests/cases/NNN-name, all by default) against the
-# built module set.  Cases that share a VM run in one boot; a case whose
+# Run the VM test cases (tests/cases/NNN-name, all by default; a CASE is a
+# name or a prefix of names: 03 runs the 03x band) against the built
+# module set.  Cases that share a VM run in one boot; a case whose
 # header says "VM: fresh" gets a boot of its own, and one that says
 # "VM: two-node" gets two VMs joined by a QEMU socket network (see
 # tests/lib/node.sh): it runs on the initiator node and drives the target
@@ -98,10 +99,14 @@ header() { sed -n "s/^# $2: *//p" "$1" | head -1; }
 
 cases=()
 if [ $# -gt 0 ]; then
+	# A prefix names every case it starts: "03" is the 03x band, "031"
+	# the one case.
 	for c in "$@"; do
-		f=$(ls "$CASEDIR/$c"* 2>/dev/null | head -1)
-		[ -n "$f" ] || die "no such case: $c"
-		cases+=("$(basename "$f")")
+		n=${#cases[@]}
+		for f in "$CASEDIR/$c"*; do
+			[ -f "$f" ] && cases+=("${f##*/}")
+		done
+		[ ${#cases[@]} -gt "$n" ] || die "no such case: $c"
 	done
 else
 	for f in "$CASEDIR"/[0-9]*; do cases+=("$(basename "$f")"); done
