@@ -25,6 +25,15 @@ B	:= $(TOP)/build
 CACHE	?= /var/cache/rdma-reset
 JOBS	?= $(shell nproc)
 
+# Goals that need no kernel: they read the resolved kernel if there is
+# one, but never resolve it (nor install packages to do so).
+NOKERNEL_GOALS := clean distclean refresh deps series-export
+ifneq ($(MAKECMDGOALS),)
+ifeq ($(filter-out $(NOKERNEL_GOALS),$(MAKECMDGOALS)),)
+NO_KERNEL := 1
+endif
+endif
+
 -include $(B)/kversion.mk
 
 KERNELDIR := $(B)/kernel/$(KREL)
@@ -43,10 +52,12 @@ all: modules
 deps:
 	@scripts/install-deps.sh
 
+ifndef NO_KERNEL
 $(B)/kversion.mk: | deps
 	@mkdir -p $(B)
 	@scripts/kversion.sh > $@.tmp && mv $@.tmp $@
 	@sed 's/^/  KERNEL  /' $@
+endif
 
 refresh:
 	rm -f $(B)/kversion.mk
@@ -138,7 +149,7 @@ bench: modules
 	@bench/run.sh $(CASES)
 
 clean:
-	-[ -d $(SRC) ] && [ -d $(KDIR) ] && $(KMAKE) clean
+	if [ -d $(SRC) ] && [ -d $(KDIR) ]; then $(KMAKE) clean; fi
 	rm -rf $(B)/tests $(B)/vm
 
 distclean:
