@@ -16,8 +16,12 @@
 #           the project.  A file the base does not have is a new file (ours):
 #           it is copied, not diffed, and listed after the patch that adds it.
 #
-# The tree's HEAD at export is recorded (build/series-tree/.git/exported),
-# so `tree` knows whether it would lose work.
+# The tree's HEAD and the project's patches at the last sync are recorded
+# (build/series-tree/.git/exported, patches.sum): `tree` refuses to drop
+# commits not exported, `export` refuses to overwrite patches/ edited in
+# the project meanwhile, and a new file is written back only if the tree
+# changed it (a project-side edit of one is kept; an edit on both sides
+# is refused).
 set -euo pipefail
 
 usage() { echo "usage: $0 TOPDIR KERNELDIR tree|export" >&2; exit 2; }
@@ -30,6 +34,12 @@ die() { echo "series: $*" >&2; exit 1; }
 
 # entries: "PATCH FILE..." lines of patches/series.
 entries() { grep -v '^#' "$TOP/patches/series" | awk 'NF'; }
+
+# mark: the tree's HEAD and the project's patches, as of now, in sync.
+mark() {
+	git -C "$T" rev-parse HEAD >"$T/.git/exported"
+	(cd "$TOP" && md5sum patches/series patches/[0-9][0-9][0-9][0-9]-*.patch) >"$T/.git/patches.sum"
+}
 
 mktree() {
 	local p files f author who
@@ -70,15 +80,19 @@ mktree() {
 		git add -A
 		git commit -q --author="$author" -F "$T/.git/msg"
 	done < <(entries)
-	git rev-parse HEAD >"$T/.git/exported"
+	mark
 	echo "  TREE    $T: $(git rev-list --count base..HEAD) commits on tag base"
 }
 
 export_tree() {
-	local c n=0 name names subject newfiles old f st series
+	local c n=0 name names subject newfiles old f st series last
 	[ -d "$T/.git" ] || die "no tree at $T (make series-tree)"
 	cd "$T"
 	[ -z "$(git status --porcelain)" ] || die "$T has uncommitted changes"
+	# Edits made to patches/ since the tree was made would be lost.
+	(cd "$TOP" && md5sum --quiet -c "$T/.git/patches.sum" >/dev/null 2>&1) ||
+		die "patches/ changed in the project since make series-tree: bring the change into $T or remove it"
+	last=$(cat "$T/.git/exported")
 	OUT=$(mktemp -d)
 	trap 'rm -rf "$OUT"' EXIT
 	local out=$OUT
@@ -113,7 +127,18 @@ export_tree() {
 			[ ${#old[@]} -gt 0 ] || die "$subject: changes no file of the base"
 			git diff --no-renames "$c^" "$c" -- "${old[@]}" | grep -v '^index '
 		} >"$out/$name"
+		# A new file changed in the tree since the last export is written
+		# back, unless the project changed it too; one the tree did not
+		# change keeps the project's copy (edited there meanwhile).
 		for f in "${newfiles[@]}"; do
+			if [ "$(git show "$c:$f" | md5sum)" = "$(git show "$last:$f" 2>/dev/null | md5sum)" ]; then
+				continue
+			fi
+			if [ -f "$TOP/$f" ] &&
+			   [ "$(md5sum <"$TOP/$f")" != "$(git show "$last:$f" 2>/dev/null | md5sum)" ] &&
+			   [ "$(md5sum <"$TOP/$f")" != "$(git show "$c:$f" | md5sum)" ]; then
+				die "$f changed both in the project and in $T"
+			fi
 			mkdir -p "$(dirname "$TOP/$f")"
 			git show "$c:$f" >"$TOP/$f"
 		done
@@ -126,7 +151,7 @@ export_tree() {
 	rm -f "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
 	cp "$out"/[0-9][0-9][0-9][0-9]-*.patch "$TOP/patches/"
 	cp "$series" "$TOP/patches/series"
-	git rev-parse HEAD >"$T/.git/exported"
+	mark
 	echo "  EXPORT  $n patches and their new files to $TOP/patches"
 }
 
