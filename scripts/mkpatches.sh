@@ -6,9 +6,10 @@
 # make patches: turn patches/series and our new files into an upstream-style
 # series, OUT/NNNN-*.patch (git format-patch, with a cover letter from
 # patches/cover-letter.txt):
-#   1. a git tree of Debian's linux-source subtrees is committed as the base;
-#   2. each patch of the series is applied and committed with its own
-#      message, together with the new files listed after it in the series;
+#   1.-2. the tree scripts/series.sh builds (make series-tree): Debian's
+#      linux-source subtrees committed as the base, then each patch of the
+#      series committed with its own message and the new files listed
+#      after it;
 #   3. the series is formatted and applied again with `git am` to a fresh
 #      copy of the base, which must give the same tree.
 # With KDIR (make patches-bisect), every commit is also built against the
@@ -23,41 +24,12 @@ export GIT_AUTHOR_DATE=$DATE GIT_COMMITTER_DATE=$DATE
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 
 rm -rf "$W" "$OUT"
-mkdir -p "$W/tree" "$OUT"
-cp -a "$KERNELDIR/pristine/." "$W/tree/"
-rm -f "$W/tree/.done"
-rm -rf "$W/tree/scripts"	# checkpatch and friends, not part of the series
+mkdir -p "$W" "$OUT"
+# The tree make series-tree builds: the base and one commit per patch.
+SERIES_TREE=$W/tree "$TOP/scripts/series.sh" "$TOP" "$KERNELDIR" tree >/dev/null
 cd "$W/tree"
-git init -q -b main
-# The series is sent by the authors of its patches (the From: of the first).
-who=$(awk '/^From: /{ sub(/^From: /, ""); print; exit }' \
-	"$TOP/patches/$(awk '!/^#/ && NF { print $1; exit }' "$TOP/patches/series")")
-git config user.name "${who% <*}"
-email=${who#*<}
-git config user.email "${email%%>*}"
-git add -A
-git commit -q -m "Debian linux-source-6.12 $(cat "$KERNELDIR/deb-version"): RDMA subtrees"
-git tag base
-
-n=0
-while read -r p files; do
-	case "$p" in ''|'#'*) continue ;; esac
-	hdr=$TOP/patches/$p
-	author=$(sed -n 's/^From: //p;/^$/q' "$hdr" | head -1)
-	{
-		sed -n 's/^Subject: \[PATCH\] //p;/^$/q' "$hdr" | head -1
-		echo
-		awk 'body && /^---$/ { exit } body { print } /^$/ && !body { body = 1 }' "$hdr"
-	} >"$W/msg"
-	patch -p1 -s -N -F0 --no-backup-if-mismatch -i "$hdr"
-	for f in $files; do
-		mkdir -p "$(dirname "$f")"
-		cp "$TOP/$f" "$f"
-	done
-	git add -A
-	git commit -q --author="$author" -F "$W/msg"
-	n=$((n + 1))
-done <"$TOP/patches/series"
+n=$(git rev-list --count base..HEAD)
+who=$(git log -1 --format='%an <%ae>' base)
 
 git format-patch -q --cover-letter --thread -o "$OUT" base..HEAD
 # The cover letter: subject and blurb from patches/cover-letter.txt.

@@ -27,7 +27,7 @@ set -euo pipefail
 usage() { echo "usage: $0 TOPDIR KERNELDIR tree|export" >&2; exit 2; }
 [ $# -eq 3 ] || usage
 TOP=$(realpath "$1") KERNELDIR=$(realpath "$2") CMD=$3
-T=$TOP/build/series-tree
+T=${SERIES_TREE:-$TOP/build/series-tree}	# mkpatches.sh builds one elsewhere
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_DATE="2026-11-29 00:00:00 +0000" GIT_COMMITTER_DATE="2026-11-29 00:00:00 +0000"
 die() { echo "series: $*" >&2; exit 1; }
