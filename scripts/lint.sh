@@ -118,7 +118,7 @@ fi
 mapfile -t scripts < <({
 	ls scripts/*.sh tests/*.sh tests/vm/*.sh tests/vm/init tests/lib/*.sh \
 		bench/*.sh .ci/run
-	find tests/cases tests/selftest tests/demo tests/soak bench/cases \
+	find tests/cases tests/selftest tests/demo tests/soak tests/blktests bench/cases \
 		-type f -perm -u+x
 } | sort)
 echo "  SHELLCHECK ${#scripts[@]} scripts"
