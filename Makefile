@@ -18,10 +18,30 @@
 #
 # Variables: CACHE (downloads, default /var/cache/rdma-reset), DEB_VERSION
 # (pin a kernel package version), TARGET=archive|running, CASES (a subset of
-# tests/cases for make check), JOBS (make -j, default nproc).
+# tests/cases for make check), JOBS (make -j, default nproc), LANE (the
+# kernel lane, see below).
 
 TOP	:= $(CURDIR)
 B	:= $(TOP)/build
+
+# LANE: the kernel lane (scripts/lanes.sh: bookworm-6.12, trixie-6.12,
+# sid-7.2).  Unset, it is the running kernel's lane, else bookworm-6.12, and
+# builds in build/ as always; another lane has a build directory of its own.
+# So far another lane only resolves and unpacks its kernel (make kernel).
+LANE	?=
+LANES	:= $(shell bash -c '. $(TOP)/scripts/lanes.sh && echo $$LANES')
+ifneq ($(word 2,$(LANE)),)
+$(error LANE=$(LANE): one lane at a time)
+endif
+ifneq ($(filter-out $(LANES),$(LANE)),)
+$(error LANE=$(LANE): no such lane (lanes: $(LANES)))
+endif
+ifneq ($(filter-out bookworm-6.12,$(LANE)),)
+B	:= $(TOP)/build/lane-$(LANE)
+ifneq ($(filter-out kernel refresh deps,$(or $(MAKECMDGOALS),all)),)
+$(error LANE=$(LANE): only "make LANE=$(LANE) kernel" works so far (the lane's build and suite are not there yet))
+endif
+endif
 CACHE	?= /var/cache/rdma-reset
 JOBS	?= $(shell nproc)
 
@@ -35,6 +55,7 @@ endif
 endif
 
 -include $(B)/kversion.mk
+KLANE	?= bookworm-6.12
 
 KERNELDIR := $(B)/kernel/$(KREL)
 ifeq ($(KSRC),running)
@@ -55,7 +76,7 @@ deps:
 ifndef NO_KERNEL
 $(B)/kversion.mk: | deps
 	@mkdir -p $(B)
-	@scripts/kversion.sh > $@.tmp && mv $@.tmp $@
+	@LANE=$(LANE) CACHE=$(CACHE) scripts/kversion.sh > $@.tmp && mv $@.tmp $@
 	@sed 's/^/  KERNEL  /' $@
 endif
 
@@ -63,7 +84,7 @@ refresh:
 	rm -f $(B)/kversion.mk
 
 $(KERNELDIR)/deb-version: $(B)/kversion.mk
-	@scripts/fetch-kernel.sh $(DEB_VERSION) $(KREL) $(CACHE) $(KERNELDIR)
+	@scripts/fetch-kernel.sh $(KLANE) $(DEB_VERSION) $(KREL) $(CACHE) $(KERNELDIR)
 
 kernel: $(KERNELDIR)/deb-version
 

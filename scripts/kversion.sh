@@ -1,14 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Resolve the Debian 6.12 kernel the module set is built for, in one place.
+# Resolve the Debian kernel the module set is built for, in one place.
 #
-# Prints two shell assignments:
+# Prints shell assignments:
+#   KLANE=bookworm-6.12                   (the lane, scripts/lanes.sh)
 #   DEB_VERSION=6.12.117-1~deb12u1        (Debian package version)
 #   KREL=6.12.117+deb12-amd64             (kernel release, uname -r)
 #   KSRC=archive|running                   (build against downloaded or installed headers)
 #
-# Selection, first match wins:
+# LANE=trixie-6.12 or sid-7.2 in the environment: the newest kernel of that
+# suite (or DEB_VERSION, pinned), read through the project's private apt
+# configuration (scripts/apt-suite.sh, lists under $CACHE/apt).
+#
+# Otherwise (LANE unset or bookworm-6.12), first match wins:
 #   1. DEB_VERSION in the environment (pin a version the archive still offers);
 #   1b. KVER in the environment (DKMS's $kernelver): that installed kernel,
 #      built against its installed headers;
@@ -21,6 +26,37 @@ set -euo pipefail
 
 die() { echo "kversion: $*" >&2; exit 1; }
 
+# shellcheck source=scripts/lanes.sh
+. "$(dirname "$0")/lanes.sh"
+CACHE=${CACHE:-/var/cache/rdma-reset}
+FLAVOUR=${FLAVOUR:-amd64}
+
+if [ -n "${LANE:-}" ] && [ "$LANE" != bookworm-6.12 ]; then
+	lane_def "$LANE" || die "LANE=$LANE: no such lane (lanes: $LANES)"
+	[ -z "${KVER:-}" ] && [ "${TARGET:-archive}" = archive ] ||
+		die "LANE=$LANE builds against the archive's packages only (no KVER or TARGET=running)"
+	if [ -z "${DEB_VERSION:-}" ]; then
+		DEB_VERSION=$(lane_apt "$CACHE" policy "linux-source-$SERIES" | awk '/Candidate:/ { print $2 }')
+		[ -n "$DEB_VERSION" ] && [ "$DEB_VERSION" != "(none)" ] ||
+			die "LANE=$LANE: $SUITE offers no linux-source-$SERIES"
+	fi
+	case "$DEB_VERSION" in
+	"$SERIES".*-*) ;;
+	*) die "LANE=$LANE: '$DEB_VERSION' is not a Debian $SERIES package version" ;;
+	esac
+	KREL="${DEB_VERSION%%-*}+$DIST-$FLAVOUR"
+	for p in $(lane_pkgs "$KREL"); do
+		lane_apt "$CACHE" madison "$p" 2>/dev/null |
+			awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | grep -qxF "$DEB_VERSION" ||
+			die "LANE=$LANE: $SUITE has no $p at version $DEB_VERSION"
+	done
+	echo "KLANE=$LANE"
+	echo "DEB_VERSION=$DEB_VERSION"
+	echo "KREL=$KREL"
+	echo "KSRC=archive"
+	exit 0
+fi
+
 candidate() {
 	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }'
 }
@@ -29,8 +65,6 @@ has_version() {
 	apt-cache madison "$1" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
 		grep -qxF "$2"
 }
-
-FLAVOUR=${FLAVOUR:-amd64}
 
 if [ -n "${DEB_VERSION:-}" ]; then
 	:
@@ -80,6 +114,15 @@ for p in linux-source-6.12 "linux-image-$KREL" "linux-headers-$KREL" \
 		die "the archive has no $p at version $DEB_VERSION"
 done
 
+case "$dist" in
+deb12) lane=bookworm-6.12 ;;
+deb13) lane=trixie-6.12 ;;
+*) die "$KREL: no lane for ABI name +$dist (lanes: $LANES)" ;;
+esac
+[ -z "${LANE:-}" ] || [ "$LANE" = "$lane" ] ||
+	die "LANE=$LANE, but the kernel resolved ($KREL) is of lane $lane (TARGET=archive?)"
+
+echo "KLANE=$lane"
 echo "DEB_VERSION=$DEB_VERSION"
 echo "KREL=$KREL"
 echo "KSRC=${KSRC:-archive}"

@@ -25,8 +25,10 @@ B=$TOP/build
 . "$B/kversion.mk"
 # LANE=debug: boot the debug-kernel lane's kernel (make check-debug) with
 # our set built against it, instead of Debian's kernel.
+# LANE=bookworm-6.12 is the default lane; no other lane has a suite yet.
+[ "${LANE:-}" != bookworm-6.12 ] || LANE=
 if [ -n "${LANE:-}" ]; then
-	[ "$LANE" = debug ] || die "LANE must be debug"
+	[ "$LANE" = debug ] || die "LANE=$LANE: only bookworm-6.12 (the default) and debug run here so far"
 	KREL=$(cat "$B/debug/krel" 2>/dev/null) || die "no debug kernel (make check-debug)"
 	STOCK=$B/debug/root SRC=$B/debug/src VMDIR=$B/debug/vm
 	# 4-level paging: on a CPU with LA57 (TCG's "max" has it), 6.12's
