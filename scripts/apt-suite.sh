@@ -12,6 +12,7 @@
 #                           and -updates suites where Debian has them)
 #   policy|madison PKG...   apt-cache on those lists only
 #   download PKG=VER...     apt-get download into the current directory
+#   sources                 print the path of the suite's sources list
 #
 # The lists are fetched again when they are older than a day (or with
 # COMMAND update).  The mirror is the one of the machine's own Debian
@@ -72,6 +73,9 @@ update() {
 }
 
 case "$CMD" in
+sources)
+	echo "$D/etc/sources.list"
+	;;
 update)
 	update
 	;;

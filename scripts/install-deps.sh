@@ -6,9 +6,10 @@
 set -euo pipefail
 
 # Building: Debian's 6.12 headers use gcc-12 and need pahole for BTF;
-# sparse and shellcheck for make lint.
+# sparse and shellcheck for make lint; mmdebstrap for the other lanes'
+# suite roots (scripts/suite-root.sh).
 BUILD=(gcc-12 make bc bison flex libelf-dev libssl-dev dwarves kmod patch
-       rsync xz-utils cpio sparse shellcheck)
+       rsync xz-utils cpio sparse shellcheck mmdebstrap)
 # VMs: QEMU with TCG, a static busybox for the initramfs, and the userspace
 # the guest runs (the guest's root is this machine's root, read-only).
 VM=(qemu-system-x86 busybox-static rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
