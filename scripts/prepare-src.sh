@@ -40,10 +40,13 @@ if [ ! -f "$pristine/.done" ]; then
 	echo "  EXTRACT linux-source subtrees"
 	rm -rf "$pristine"
 	mkdir -p "$pristine"
+	# linux-source-6.12 or -7.2 (the lane's series), named in the package
+	v=$(dpkg-deb --fsys-tarfile "$KDIR/linux-source.deb" | tar -t |
+		sed -n 's|^\./usr/src/\(linux-source-[0-9.]*\)\.tar\.xz$|\1|p')
+	[ -n "$v" ] || { echo "prepare-src: no linux-source tarball in $KDIR/linux-source.deb" >&2; exit 1; }
 	dpkg-deb --fsys-tarfile "$KDIR/linux-source.deb" |
-		tar -xO ./usr/src/linux-source-6.12.tar.xz |
-		tar -xJ -C "$pristine" --strip-components=1 \
-			"${SUBTREES[@]/#/linux-source-6.12/}"
+		tar -xO "./usr/src/$v.tar.xz" |
+		tar -xJ -C "$pristine" --strip-components=1 "${SUBTREES[@]/#/$v/}"
 	touch "$pristine/.done"
 fi
 
