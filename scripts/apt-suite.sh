@@ -64,7 +64,8 @@ opts=(-o "Dir::Etc::sourcelist=$D/etc/sources.list" -o "Dir::Etc::sourceparts=-"
       -o "Dir::Etc::preferences=$D/etc/preferences" -o "Dir::Etc::preferencesparts=$D/etc/preferences.d"
       -o "Dir::State::Lists=$D/lists" -o "Dir::State::status=/dev/null"
       -o "Dir::Cache=$D/cache" -o "Debug::NoLocking=1"
-      -o "APT::Sandbox::User=root" -o "Acquire::Languages=none")
+      -o "APT::Sandbox::User=root" -o "Acquire::Languages=none"
+      -o "Acquire::Check-Valid-Until=false")	# as in suite-root.sh
 
 update() {
 	echo "  APT     $SUITE: $suites${sec:+ $sec} from $(head -1 "$D/etc/sources.list" | awk '{ print $3 }')"

@@ -52,7 +52,11 @@ mapfile -t srcs <"$list"
 echo "  ROOT    $SUITE (mmdebstrap from $mirror): $pkgs" >&2
 rm -rf "$D/root.tmp"
 mkdir -p "$D"
+# Valid-Until is not checked: sid's Release file is refreshed every few
+# hours and a mirror that lags (or a snapshot) serves an expired one, which
+# mmdebstrap's apt-get update --error-on=any refuses; signatures are checked.
 mmdebstrap --quiet --mode=root --variant=apt --components=main \
+	--aptopt='Acquire::Check-Valid-Until "false"' \
 	--include="${pkgs// /,}" --skip=cleanup/apt/lists \
 	"$SUITE" "$D/root.tmp" "${srcs[@]}" >&2 ||
 	die "mmdebstrap of $SUITE failed"
