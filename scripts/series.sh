@@ -28,17 +28,19 @@ usage() { echo "usage: $0 TOPDIR KERNELDIR tree|export" >&2; exit 2; }
 [ $# -eq 3 ] || usage
 TOP=$(realpath "$1") KERNELDIR=$(realpath "$2") CMD=$3
 T=${SERIES_TREE:-$TOP/build/series-tree}	# mkpatches.sh builds one elsewhere
+PD=${PATCHDIR:-patches}		# the series' directory in the project
+P=$TOP/$PD
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_DATE="2026-11-29 00:00:00 +0000" GIT_COMMITTER_DATE="2026-11-29 00:00:00 +0000"
 die() { echo "series: $*" >&2; exit 1; }
 
 # entries: "PATCH FILE..." lines of patches/series.
-entries() { grep -v '^#' "$TOP/patches/series" | awk 'NF'; }
+entries() { grep -v '^#' "$P/series" | awk 'NF'; }
 
 # mark: the tree's HEAD and the project's patches, as of now, in sync.
 mark() {
 	git -C "$T" rev-parse HEAD >"$T/.git/exported"
-	(cd "$TOP" && md5sum patches/series patches/[0-9][0-9][0-9][0-9]-*.patch) >"$T/.git/patches.sum"
+	(cd "$TOP" && md5sum "$PD/series" "$PD"/[0-9][0-9][0-9][0-9]-*.patch) >"$T/.git/patches.sum"
 }
 
 mktree() {
@@ -57,7 +59,7 @@ mktree() {
 	rm -rf "$T/scripts"	# checkpatch and friends, not part of the series
 	cd "$T"
 	git init -q -b main
-	who=$(sed -n 's/^From: //p;/^$/q' "$TOP/patches/$(entries | awk '{ print $1; exit }')" | head -1)
+	who=$(sed -n 's/^From: //p;/^$/q' "$P/$(entries | awk '{ print $1; exit }')" | head -1)
 	git config user.name "${who% <*}"
 	who=${who#* <}
 	git config user.email "${who%>}"
@@ -65,13 +67,13 @@ mktree() {
 	git commit -q -m "Debian linux-source $(cat "$KERNELDIR/deb-version"): RDMA subtrees"
 	git tag base
 	while read -r p files; do
-		author=$(sed -n 's/^From: //p;/^$/q' "$TOP/patches/$p" | head -1)
+		author=$(sed -n 's/^From: //p;/^$/q' "$P/$p" | head -1)
 		{
-			sed -n 's/^Subject: \[PATCH[^]]*\] //p;/^$/q' "$TOP/patches/$p" | head -1
+			sed -n 's/^Subject: \[PATCH[^]]*\] //p;/^$/q' "$P/$p" | head -1
 			echo
-			awk 'body && /^---$/ { exit } body { print } /^$/ && !body { body = 1 }' "$TOP/patches/$p"
+			awk 'body && /^---$/ { exit } body { print } /^$/ && !body { body = 1 }' "$P/$p"
 		} >"$T/.git/msg"
-		patch -p1 -s -N -F0 --no-backup-if-mismatch -i "$TOP/patches/$p" ||
+		patch -p1 -s -N -F0 --no-backup-if-mismatch -i "$P/$p" ||
 			die "$p does not apply"
 		for f in $files; do
 			mkdir -p "$(dirname "$f")"
@@ -90,14 +92,15 @@ export_tree() {
 	cd "$T"
 	[ -z "$(git status --porcelain)" ] || die "$T has uncommitted changes"
 	# Edits made to patches/ since the tree was made would be lost.
-	(cd "$TOP" && md5sum --quiet -c "$T/.git/patches.sum" >/dev/null 2>&1) ||
-		die "patches/ changed in the project since make series-tree: bring the change into $T or remove it"
-	last=$(cat "$T/.git/exported")
+	# (A series exported for the first time has nothing to lose.)
+	[ ! -d "$P" ] || (cd "$TOP" && md5sum --quiet -c "$T/.git/patches.sum" >/dev/null 2>&1) ||
+		die "$PD/ changed in the project since make series-tree: bring the change into $T or remove it"
+	last=$(cat "$T/.git/exported" 2>/dev/null || echo base)
 	OUT=$(mktemp -d)
 	trap 'rm -rf "$OUT"' EXIT
 	local out=$OUT
 	series=$out/series
-	grep '^#' "$TOP/patches/series" >"$series"
+	grep '^#' "$P/series" 2>/dev/null >"$series" || grep '^#' "$TOP/patches/series" >"$series"
 	git format-patch -q --filename-max-length=200 -o "$out/names" base..HEAD
 	for c in $(git rev-list --reverse base..HEAD); do
 		n=$((n + 1))
@@ -148,11 +151,12 @@ export_tree() {
 				git cat-file -e "base:$f" 2>/dev/null || echo "$f"; done | tr '\n' ' ')" |
 			sed 's/ *$//' >>"$series"
 	done
-	rm -f "$TOP"/patches/[0-9][0-9][0-9][0-9]-*.patch
-	cp "$out"/[0-9][0-9][0-9][0-9]-*.patch "$TOP/patches/"
-	cp "$series" "$TOP/patches/series"
+	mkdir -p "$P"
+	rm -f "$P"/[0-9][0-9][0-9][0-9]-*.patch
+	cp "$out"/[0-9][0-9][0-9][0-9]-*.patch "$P/"
+	cp "$series" "$P/series"
 	mark
-	echo "  EXPORT  $n patches and their new files to $TOP/patches"
+	echo "  EXPORT  $n patches and their new files to $P"
 }
 
 case "$CMD" in
