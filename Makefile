@@ -35,11 +35,12 @@ endif
 ifneq ($(filter-out $(LANES),$(LANE)),)
 $(error LANE=$(LANE): no such lane (lanes: $(LANES)))
 endif
-# What another lane can do so far: trixie-6.12 builds and ABI-checks (no
-# install or VMs yet); sid-7.2 unpacks its kernel (the series is against
-# 6.12: the 7.2 port is still to come).
+# What another lane can do so far: build and ABI-check (no install or VMs
+# yet).  sid-7.2 builds the 7.2 port of the series (patches-7.2/).
 LANE_GOALS_trixie-6.12	:= all modules kernel refresh deps
-LANE_GOALS_sid-7.2	:= kernel refresh deps
+LANE_GOALS_sid-7.2	:= all modules kernel refresh deps series-tree series-export
+# The series of the lane's kernel line (scripts/prepare-src.sh picks the same).
+PATCHDIR := $(if $(filter sid-7.2,$(LANE)),patches-7.2,patches)
 ifneq ($(filter-out bookworm-6.12,$(LANE)),)
 B	:= $(TOP)/build/lane-$(LANE)
 ifneq ($(filter-out $(LANE_GOALS_$(LANE)),$(or $(MAKECMDGOALS),all)),)
@@ -135,10 +136,10 @@ patches: kernel
 # Edit the series as git commits: series-tree makes build/series-tree (one
 # commit per patch, see scripts/series.sh), series-export writes it back.
 series-tree: kernel
-	@scripts/series.sh $(TOP) $(KERNELDIR) tree
+	@PATCHDIR=$(PATCHDIR) SERIES_TREE=$(B)/series-tree scripts/series.sh $(TOP) $(KERNELDIR) tree
 
 series-export:
-	@scripts/series.sh $(TOP) $(KERNELDIR) export
+	@PATCHDIR=$(PATCHDIR) SERIES_TREE=$(B)/series-tree scripts/series.sh $(TOP) $(KERNELDIR) export
 
 patches-bisect: kernel
 	@JOBS=$(JOBS) scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series $(KDIR)

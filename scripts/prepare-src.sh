@@ -6,8 +6,8 @@
 # Stage the source tree that is built:
 #   1. the subtrees of Debian's linux-source that hold our modules (extracted
 #      once per kernel version into KERNELDIR/pristine);
-#   2. patches/series applied in order (stops naming the first patch that
-#      does not apply);
+#   2. the series applied in order (patches/ for a 6.12 kernel, patches-7.2/
+#      for 7.2; stops naming the first patch that does not apply);
 #   3. our own files (drivers/, include/, Kbuild) laid over the result.
 # The staged tree is synced into SRC by content, so an unchanged file keeps
 # its timestamp and kbuild rebuilds only what changed.
@@ -56,18 +56,21 @@ mkdir -p "$stage"
 cp -a "$pristine/." "$stage/"
 rm -f "$stage/.done"
 
-if [ -f "$TOP/patches/series" ]; then
-	while read -r p _; do
-		case "$p" in ''|'#'*) continue ;; esac
-		if ! patch -d "$stage" -p1 -s -N -F0 --no-backup-if-mismatch \
-			-i "$TOP/patches/$p" >"$stage.patch.log" 2>&1; then
-			cat "$stage.patch.log" >&2
-			echo "prepare-src: patch $p does not apply" >&2
-			exit 1
-		fi
-		echo "  PATCH   $p"
-	done <"$TOP/patches/series"
-fi
+# The series for the kernel's line: patches/ for 6.12, patches-7.2/ for 7.2.
+line=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' "$KDIR/deb-version")
+PD=$TOP/patches
+[ "$line" = 6.12 ] || PD=$TOP/patches-$line
+[ -f "$PD/series" ] || { echo "prepare-src: no series for Linux $line ($PD/series)" >&2; exit 1; }
+while read -r p _; do
+	case "$p" in ''|'#'*) continue ;; esac
+	if ! patch -d "$stage" -p1 -s -N -F0 --no-backup-if-mismatch \
+		-i "$PD/$p" >"$stage.patch.log" 2>&1; then
+		cat "$stage.patch.log" >&2
+		echo "prepare-src: patch $p does not apply" >&2
+		exit 1
+	fi
+	echo "  PATCH   $p"
+done <"$PD/series"
 rm -f "$stage.patch.log"
 
 for d in drivers include tests/modules; do
