@@ -34,10 +34,12 @@ bad() { echo "lint: $*"; fails=$((fails + 1)); }
 cd "$TOP"
 mapfile -t ours < <(find drivers include tests/modules -name '*.[ch]' | sort)
 mapfile -t series < <(awk '!/^#/ && NF { print $1 }' patches/series)
+# The 7.2 port of the series (the sid-7.2 lane) is checked the same way.
+mapfile -t series72 < <([ ! -f patches-7.2/series ] || awk '!/^#/ && NF { print $1 }' patches-7.2/series)
 
 # 1. checkpatch.  Patches are checked from inside patches/: given a path
 # that starts with "patches/", checkpatch misreads empty context lines.
-echo "  CHECKPATCH ${#ours[@]} files, ${#series[@]} patches"
+echo "  CHECKPATCH ${#ours[@]} files, ${#series[@]} patches, ${#series72[@]} of the 7.2 port"
 for f in "${ours[@]}"; do
 	"$CHECKPATCH" --no-tree --strict -q -f "$f" || bad "checkpatch: $f"
 done
@@ -46,6 +48,10 @@ done
 for p in "${series[@]}"; do
 	(cd patches && "$CHECKPATCH" --no-tree --strict -q --ignore UNKNOWN_COMMIT_ID "$p") ||
 		bad "checkpatch: patches/$p"
+done
+for p in "${series72[@]}"; do
+	(cd patches-7.2 && "$CHECKPATCH" --no-tree --strict -q --ignore UNKNOWN_COMMIT_ID "$p") ||
+		bad "checkpatch: patches-7.2/$p"
 done
 
 # 2. kernel-doc.
