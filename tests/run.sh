@@ -21,14 +21,21 @@ set -uo pipefail
 die() { echo "run.sh: $*" >&2; exit 1; }
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# LANE: the kernel lane (scripts/lanes.sh), as make has built it: the
+# default lane (unset or bookworm-6.12) in build/, another in
+# build/lane-LANE.  LANE=debug: the debug kernel (make check-debug).
 B=$TOP/build
+[ "${LANE:-}" != bookworm-6.12 ] || LANE=
+case "${LANE:-}" in
+"" | debug) ;;
+trixie-6.12 | sid-7.2) B=$TOP/build/lane-$LANE ;;
+*) die "LANE=$LANE: no such lane" ;;
+esac
+[ -f "$B/kversion.mk" ] || die "nothing built for lane ${LANE:-bookworm-6.12} (make${LANE:+ LANE=$LANE})"
 . "$B/kversion.mk"
 # LANE=debug: boot the debug-kernel lane's kernel (make check-debug) with
 # our set built against it, instead of Debian's kernel.
-# LANE=bookworm-6.12 is the default lane; no other lane has a suite yet.
-[ "${LANE:-}" != bookworm-6.12 ] || LANE=
-if [ -n "${LANE:-}" ]; then
-	[ "$LANE" = debug ] || die "LANE=$LANE: only bookworm-6.12 (the default) and debug run here so far"
+if [ "${LANE:-}" = debug ]; then
 	KREL=$(cat "$B/debug/krel" 2>/dev/null) || die "no debug kernel (make check-debug)"
 	STOCK=$B/debug/root SRC=$B/debug/src VMDIR=$B/debug/vm
 	# 4-level paging: on a CPU with LA57 (TCG's "max" has it), 6.12's
