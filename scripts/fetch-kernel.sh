@@ -55,7 +55,7 @@ hdr="$OUT.tmp/root/usr/src/linux-headers-$KREL"
 [ -f "$hdr/Module.symvers" ] || { echo "fetch-kernel: $hdr/Module.symvers missing" >&2; exit 1; }
 # The flavour Makefile includes the -common one by absolute path (and 7.2's
 # names its own directory as KBUILD_OUTPUT).
-sed -i "s|^\(include \|KBUILD_OUTPUT=\)/usr/src/|\1$OUT/root/usr/src/|" "$hdr/Makefile"
+sed -i "s#^\(include \|KBUILD_OUTPUT=\)/usr/src/#\1$OUT/root/usr/src/#" "$hdr/Makefile"
 ln -sf "$CACHE/linux-source-${SERIES}_${DEB_VERSION//:/%3a}_all.deb" "$OUT.tmp/linux-source.deb"
 echo "$DEB_VERSION" > "$OUT.tmp/deb-version"
 rm -rf "$OUT"
