@@ -30,13 +30,24 @@ die() { echo "kversion: $*" >&2; exit 1; }
 . "$(dirname "$0")/lanes.sh"
 CACHE=${CACHE:-/var/cache/rdma-reset}
 FLAVOUR=${FLAVOUR:-amd64}
+# shellcheck disable=SC2153 # LANES is lanes.sh's
+lane_def "${LANE:-bookworm-6.12}" || die "LANE=$LANE: no such lane (lanes: $LANES)"
+
+# candidate PKG, has_version PKG VERSION: on the lane's suite.
+candidate() {
+	lane_apt "$CACHE" policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }'
+}
+
+has_version() {
+	lane_apt "$CACHE" madison "$1" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
+		grep -qxF "$2"
+}
 
 if [ -n "${LANE:-}" ] && [ "$LANE" != bookworm-6.12 ]; then
-	lane_def "$LANE" || die "LANE=$LANE: no such lane (lanes: $LANES)"
 	[ -z "${KVER:-}" ] && [ "${TARGET:-archive}" = archive ] ||
 		die "LANE=$LANE builds against the archive's packages only (no KVER or TARGET=running)"
 	if [ -z "${DEB_VERSION:-}" ]; then
-		DEB_VERSION=$(lane_apt "$CACHE" policy "linux-source-$SERIES" | awk '/Candidate:/ { print $2 }')
+		DEB_VERSION=$(candidate "linux-source-$SERIES")
 		[ -n "$DEB_VERSION" ] && [ "$DEB_VERSION" != "(none)" ] ||
 			die "LANE=$LANE: $SUITE offers no linux-source-$SERIES"
 	fi
@@ -44,10 +55,10 @@ if [ -n "${LANE:-}" ] && [ "$LANE" != bookworm-6.12 ]; then
 	"$SERIES".*-*) ;;
 	*) die "LANE=$LANE: '$DEB_VERSION' is not a Debian $SERIES package version" ;;
 	esac
+	# shellcheck disable=SC2153 # DIST is lanes.sh's (lane_def)
 	KREL="${DEB_VERSION%%-*}+$DIST-$FLAVOUR"
 	for p in $(lane_pkgs "$KREL"); do
-		lane_apt "$CACHE" madison "$p" 2>/dev/null |
-			awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | grep -qxF "$DEB_VERSION" ||
+		has_version "$p" "$DEB_VERSION" ||
 			die "LANE=$LANE: $SUITE has no $p at version $DEB_VERSION"
 	done
 	echo "KLANE=$LANE"
@@ -57,14 +68,6 @@ if [ -n "${LANE:-}" ] && [ "$LANE" != bookworm-6.12 ]; then
 	exit 0
 fi
 
-candidate() {
-	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }'
-}
-
-has_version() {
-	apt-cache madison "$1" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
-		grep -qxF "$2"
-}
 
 if [ -n "${DEB_VERSION:-}" ]; then
 	:
