@@ -68,11 +68,18 @@ iser_login() {
 	wait_for 30 "an iSER SCSI disk" iser_dev
 }
 
-# iser_dev: print /dev/sdX of our session's disk.
+# iser_portal_is SESSION [ADDR]: the session logged in through portal ADDR
+# (any portal without ADDR).
+iser_portal_is() {
+	[ -z "${2:-}" ] || grep -qx "$2" "$1"/device/connection*/iscsi_connection/*/persistent_address 2>/dev/null
+}
+
+# iser_dev [ADDR]: print /dev/sdX of our session's disk (through ADDR).
 iser_dev() {
 	local s b
 	for s in /sys/class/iscsi_session/session*; do
 		[ "$(cat "$s/targetname" 2>/dev/null)" = "$ISER_IQN" ] || continue
+		iser_portal_is "$s" "${1:-}" || continue
 		for b in "$s"/device/target*/*:*/block/*; do
 			[ -b "/dev/${b##*/}" ] && { echo "/dev/${b##*/}"; return 0; }
 		done
@@ -92,15 +99,16 @@ iser_logout() {
 	iscsid_stop
 }
 
-# iser_state: our session's state (LOGGED_IN, FAILED, FREE).
+# iser_state [ADDR]: our session's state (LOGGED_IN, FAILED, FREE).
 iser_state() {
 	local s
 	for s in /sys/class/iscsi_session/session*; do
-		[ "$(cat "$s/targetname" 2>/dev/null)" = "$ISER_IQN" ] && { cat "$s/state"; return 0; }
+		[ "$(cat "$s/targetname" 2>/dev/null)" = "$ISER_IQN" ] && iser_portal_is "$s" "${1:-}" &&
+			{ cat "$s/state"; return 0; }
 	done
 	return 1
 }
-iser_logged_in() { [ "$(iser_state)" = LOGGED_IN ]; }
+iser_logged_in() { [ "$(iser_state "${1:-}")" = LOGGED_IN ]; }
 
 # iser_recovery ACTION: run ACTION (a reset that returns once the device is
 # back), then time until the session is logged in again; sets RECOVERY.
