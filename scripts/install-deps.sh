@@ -11,9 +11,12 @@ set -euo pipefail
 BUILD=(gcc-12 make bc bison flex libelf-dev libssl-dev dwarves kmod patch
        rsync xz-utils cpio sparse shellcheck mmdebstrap)
 # VMs: QEMU with TCG, a static busybox for the initramfs, and the userspace
-# the guest runs (the guest's root is this machine's root, read-only).
-VM=(qemu-system-x86 busybox-static rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
-    iproute2 iputils-ping nvme-cli fio open-iscsi srptools procps util-linux)
+# the guest runs (GUEST_PKGS: the default lane's guest root is this
+# machine's root, read-only; another lane's is its suite's, suite-root.sh).
+# shellcheck source=scripts/lanes.sh
+. "$(dirname "$0")/lanes.sh"
+# shellcheck disable=SC2206 # GUEST_PKGS is a word list
+VM=(qemu-system-x86 busybox-static $GUEST_PKGS)
 
 missing=()
 for p in "${BUILD[@]}" "${VM[@]}"; do

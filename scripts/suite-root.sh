@@ -5,11 +5,15 @@
 #
 # Print the path of a root filesystem of LANE's Debian suite, made with
 # mmdebstrap (Debian's tool for a system of another suite) on first use and
-# cached as CACHE/suites/SUITE/root.  A lane whose kernel's build tools
-# cannot run on this machine builds in it: trixie's and sid's linux-kbuild
-# need glibc 2.38, bookworm has 2.36.  It holds the suite's compiler for
-# the lane's kernel and the packages kbuild runs; the machine's apt sources
-# are not used (the suite's own, from the mirror apt-suite.sh uses).
+# cached as CACHE/suites/SUITE/root.  It serves the lane twice:
+#  - the build: a lane whose kernel's build tools cannot run on this
+#    machine builds in it (trixie's and sid's linux-kbuild need glibc 2.38,
+#    bookworm has 2.36), so it holds the suite's compiler for the lane's
+#    kernel and the packages kbuild runs;
+#  - the tests: it is the root of the lane's VMs (tests/run.sh), so it
+#    holds the suite's userspace the cases run (GUEST_PKGS, lanes.sh).
+# The machine's apt sources are not used (the suite's own, from the mirror
+# apt-suite.sh uses).
 #
 # The root is made again when its package list changes (a stamp holds the
 # list).  bookworm, or the machine's own suite, needs none: nothing is
@@ -35,6 +39,9 @@ trixie) cc=gcc-14 ;;
 sid) cc=gcc-16 ;;
 esac
 pkgs="$cc make bc bison flex libelf-dev libssl-dev dwarves kmod patch rsync xz-utils cpio"
+# and what the lane's VMs run, on one line (GUEST_PKGS is lanes.sh's).
+# shellcheck disable=SC2086,SC2116,SC2153
+pkgs="$pkgs $(echo $GUEST_PKGS)"
 
 D=$CACHE/suites/$SUITE
 R=$D/root
@@ -61,6 +68,10 @@ mmdebstrap --quiet --mode=root --variant=apt --components=main \
 	"$SUITE" "$D/root.tmp" "${srcs[@]}" >&2 ||
 	die "mmdebstrap of $SUITE failed"
 [ -x "$D/root.tmp/usr/bin/make" ] || die "the $SUITE root has no make"
+for c in $GUEST_CMDS; do
+	chroot "$D/root.tmp" sh -c "command -v $c" >/dev/null ||
+		die "the $SUITE root has no $c (GUEST_PKGS in lanes.sh)"
+done
 rm -rf "$R"
 mv "$D/root.tmp" "$R"
 echo "$want" >"$D/stamp"

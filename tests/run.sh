@@ -49,6 +49,17 @@ else
 fi
 # The cases see the lane as RR_LANE (set here, never from outside).
 export RR_LANE=${LANE:-}
+# The guests' root: this machine's on the default lane (and the debug
+# kernel's), the lane's suite's on another (scripts/suite-root.sh: made
+# once, cached), so that each lane's VMs run that suite's userspace.
+GUEST_ROOT=/
+case "${LANE:-}" in
+"" | debug) ;;
+*)
+	GUEST_ROOT=$("$TOP/scripts/suite-root.sh" "$LANE" "${CACHE:-/var/cache/rdma-reset}") || exit 1
+	GUEST_ROOT=${GUEST_ROOT:-/}	# the machine's own suite
+	;;
+esac
 VMLINUZ=$STOCK/boot/vmlinuz-$KREL
 MODROOT=$VMDIR/modroot
 # stale_modroot: the VMs' module tree is missing or older than the stock
@@ -138,7 +149,7 @@ done
 [ -n "$cur" ] && batches+=("$cur")
 
 mkdir -p "$RUN"
-echo "run: $RUN ($KREL, ${ACCEL%% -cpu*})"
+echo "run: $RUN ($KREL, ${ACCEL%% -cpu*}, guest root $GUEST_ROOT)"
 
 # boot_vm DIR [QEMU ARGS...]: run one VM to completion (its /results is DIR).
 boot_vm() {
@@ -155,7 +166,8 @@ boot_vm() {
 		-serial "file:$d/console.log" \
 		-kernel "$VMLINUZ" -initrd "$INITRD" \
 		-append "console=ttyS0 panic=-1 printk.time=1 net.ifnames=0 log_buf_len=8M tsc=reliable${VM_APPEND:+ $VM_APPEND}" \
-		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$GUEST_ROOT,mount_tag=guestroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$TOP,mount_tag=proj,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$d,mount_tag=results,security_model=none" \
 		"$@" >"$d/qemu.log" 2>&1
 	[ $? -eq 124 ] && echo "killed after ${bound}s" >>"$d/qemu.log"
@@ -164,8 +176,7 @@ boot_vm() {
 # config DIR ROLE CASES: the guest's /results/config.sh.
 config() {
 	cat >"$1/config.sh" <<-CFG
-		HOST_PROJ=$TOP
-		MODROOT=$MODROOT
+		MODROOT=${MODROOT#"$TOP"/}
 		MODSRC=${SRC#"$TOP"/}
 		CASEDIR=${CASEDIR#"$TOP"/}
 		CASES="$3"
