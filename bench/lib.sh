@@ -18,7 +18,7 @@ ratio() { echo "scale=2; $1 / $2" | bc; }
 
 # Debian's stock module tree (no updates/): modprobe -d $STOCKROOT.
 # shellcheck disable=SC2034 # for the bench cases
-STOCKROOT=$PROJ/build/vm/stockroot
+STOCKROOT=$PROJ/${RR_STOCKROOT:-build/vm/stockroot}
 
 # stack_unload: every RDMA module of either build, top down.
 stack_unload() {

@@ -5,12 +5,22 @@
 # each against the target the project set for it.  The machine (TCG) is
 # slow and noisy, so the figures that matter are the ratios taken within
 # the one run; raw times are printed beside them.  The table is also
-# written to build/bench/results.txt, to diff between runs.
+# written to build/bench/results.txt (build/lane-LANE/bench/ for another
+# lane), to diff between runs.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/build/kversion.mk"
-STOCK=$TOP/build/kernel/$KREL/root/lib/modules/$KREL
-SROOT=$TOP/build/vm/stockroot
+die() { echo "bench: $*" >&2; exit 1; }
+# LANE: the kernel lane, as for tests/run.sh.
+# shellcheck source=scripts/lanes.sh
+. "$TOP/scripts/lanes.sh"
+B=$(lane_builddir "$TOP" "${LANE:-}") || die "LANE=$LANE: no such lane (lanes: $LANES)"
+[ -f "$B/kversion.mk" ] || die "nothing built for lane ${LANE:-bookworm-6.12} (make${LANE:+ LANE=$LANE})"
+. "$B/kversion.mk"
+# shellcheck disable=SC2153 # KREL is kversion.mk's
+STOCK=$B/kernel/$KREL/root/lib/modules/$KREL
+SROOT=$B/vm/stockroot
+# The guest finds it under the project (/rr).
+export RR_STOCKROOT=${SROOT#"$TOP"/}
 
 # Debian's module tree alone, for the stock side of the data path.
 if [ ! -d "$SROOT/lib/modules/$KREL" ]; then
@@ -27,8 +37,8 @@ rc=${PIPESTATUS[0]}
 logs=$(sed -n 's/^logs: //p' "$out")
 [ -n "$logs" ] || exit 1
 
-mkdir -p "$TOP/build/bench"
-table=$TOP/build/bench/results.txt
+mkdir -p "$B/bench"
+table=$B/bench/results.txt
 # target: "<= N" or ">= N" for figures the project set a goal for
 target() {
 	case "$1" in

@@ -29,6 +29,16 @@ lane_def() {
 	esac
 }
 
+# lane_builddir TOP LANE: where make builds LANE (the Makefile's B): TOP/build
+# for the default lane (LANE empty or bookworm-6.12), TOP/build/lane-LANE
+# for another; 1 if LANE is unknown.
+lane_builddir() {
+	case "$2" in
+	"" | bookworm-6.12) echo "$1/build" ;;
+	*) lane_def "$2" && echo "$1/build/lane-$2" ;;
+	esac
+}
+
 # lane_pkgs KREL: the packages of the lane lane_def set, for kernel KREL:
 # the source first, then what fetch-kernel.sh unpacks (image, headers,
 # kbuild).

@@ -24,13 +24,13 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 # LANE: the kernel lane (scripts/lanes.sh), as make has built it: the
 # default lane (unset or bookworm-6.12) in build/, another in
 # build/lane-LANE.  LANE=debug: the debug kernel (make check-debug).
-B=$TOP/build
+# shellcheck source=scripts/lanes.sh
+. "$TOP/scripts/lanes.sh"
 [ "${LANE:-}" != bookworm-6.12 ] || LANE=
-case "${LANE:-}" in
-"" | debug) ;;
-trixie-6.12 | sid-7.2) B=$TOP/build/lane-$LANE ;;
-*) die "LANE=$LANE: no such lane" ;;
-esac
+B=$TOP/build
+if [ "${LANE:-}" != debug ]; then
+	B=$(lane_builddir "$TOP" "${LANE:-}") || die "LANE=$LANE: no such lane (lanes: $LANES)"
+fi
 [ -f "$B/kversion.mk" ] || die "nothing built for lane ${LANE:-bookworm-6.12} (make${LANE:+ LANE=$LANE})"
 . "$B/kversion.mk"
 # LANE=debug: boot the debug-kernel lane's kernel (make check-debug) with
