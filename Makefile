@@ -35,11 +35,15 @@ endif
 ifneq ($(filter-out $(LANES),$(LANE)),)
 $(error LANE=$(LANE): no such lane (lanes: $(LANES)))
 endif
-# What another lane can do so far: build and ABI-check, and boot its kernel
-# for check and demo (with this machine's userspace; no install yet).
-# sid-7.2 builds the 7.2 port of the series (patches-7.2/).
-LANE_GOALS_trixie-6.12	:= all modules kernel refresh deps check demo
-LANE_GOALS_sid-7.2	:= all modules kernel refresh deps check demo series-tree series-export
+# What another lane can do: build and ABI-check, install, and boot its
+# kernel with its suite's userspace for check, demo, bench, soak and
+# torture (not yet check-debug, nor the lint and series goals, which
+# check the sources once, on the default lane).  sid-7.2 builds the 7.2
+# port of the series (patches-7.2/).
+LANE_GOALS	:= all modules kernel refresh deps install uninstall check demo bench soak torture \
+		   clean distclean
+LANE_GOALS_trixie-6.12	:= $(LANE_GOALS)
+LANE_GOALS_sid-7.2	:= $(LANE_GOALS) series-tree series-export
 # The series of the lane's kernel line (scripts/prepare-src.sh picks the same).
 PATCHDIR := $(if $(filter sid-7.2,$(LANE)),patches-7.2,patches)
 ifneq ($(filter-out bookworm-6.12,$(LANE)),)
@@ -76,7 +80,7 @@ KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
 # made once and cached); bookworm's builds here.
 IN_ROOT	 = root=$$(scripts/suite-root.sh $(KLANE) $(CACHE)) && scripts/in-root.sh "$$root" $(TOP)
 
-.PHONY: check-debug debug-kernel all modules deps refresh kernel src install uninstall check lint patches patches-bisect series-tree series-export dkms-install dkms-uninstall torture demo bench soak clean distclean
+.PHONY: check-debug debug-kernel all modules deps refresh kernel src install uninstall check check-lanes lint patches patches-bisect series-tree series-export dkms-install dkms-uninstall torture demo bench soak clean distclean
 
 all: modules
 
@@ -121,10 +125,25 @@ dkms-uninstall:
 	@scripts/dkms.sh uninstall $(TOP)
 
 # The lint lanes and the harness's self-test (tests/selftest) run first,
-# unless CASES picks cases.
-# (lint checks the sources once, on the default lane.)
+# unless CASES picks cases.  (lint checks the sources once, on the default
+# lane.)  On the default lane without CASES, check-lanes follows.
 check: modules
-	@$(if $(CASES),,$(if $(filter-out bookworm-6.12,$(LANE)),,JOBS=$(JOBS) scripts/lint.sh $(TOP) $(KERNELDIR) $(KDIR) $(SRC) &&) tests/selftest.sh &&) tests/run.sh $(CASES)
+	@$(if $(CASES),,$(if $(filter-out bookworm-6.12,$(LANE)),,JOBS=$(JOBS) scripts/lint.sh $(TOP) $(KERNELDIR) $(KDIR) $(SRC) &&) tests/selftest.sh &&) CACHE=$(CACHE) tests/run.sh $(CASES)
+	+@$(if $(CASES)$(filter-out bookworm-6.12,$(LANE)),,$(MAKE) --no-print-directory check-lanes)
+
+# Every other lane's smoke: its build and ABI check, its suite's root and
+# a boot of its kernel with SMOKE_CASES: the lane's userspace, Debian's
+# modules beside ours, a core reset of each kind, and a host-side reset
+# of each protocol.  Each lane runs even if one before it failed.  (The
+# default lane, the one make check ran, is not among them; a version the
+# default lane was pinned to is not theirs.)
+SMOKE_CASES ?= 008 006 010 011 031 040 050
+check-lanes:
+	@rc=0; for l in $(filter-out bookworm-6.12 $(KLANE),$(LANES)); do \
+		echo "== lane $$l: $(SMOKE_CASES)"; \
+		$(MAKE) --no-print-directory LANE=$$l DEB_VERSION= KVER= TARGET=archive \
+			check CASES="$(SMOKE_CASES)" || rc=1; \
+	done; exit $$rc
 
 # checkpatch --strict, kernel-doc, sparse and W=1 (scripts/lint.sh).
 lint: modules
@@ -147,19 +166,19 @@ patches-bisect: kernel
 	@JOBS=$(JOBS) scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series $(KDIR)
 
 demo: modules
-	@tests/demo.sh
+	@LANE=$(LANE) CACHE=$(CACHE) tests/demo.sh
 
 # Long soaks (tests/soak): not part of check.  The kernel's own memory
 # checkers that Debian's build has (KFENCE, SLUB debugging with poisoning)
 # are on, so a corruption is caught where it happens: issue 7's double fault.
 SOAK_APPEND ?= kfence.sample_interval=10 slub_debug=FZP page_poison=1 panic_on_warn=1
 soak: modules
-	@CASEDIR=tests/soak VM_APPEND="$(SOAK_APPEND)" tests/run.sh $(CASES)
+	@CACHE=$(CACHE) CASEDIR=tests/soak VM_APPEND="$(SOAK_APPEND)" tests/run.sh $(CASES)
 
 # The torture case (tests/cases/060) with N resets instead of check's 8.
 N ?= 1000
 torture: modules
-	@CASE_TIMEOUT=$$(($(N) * 40 + 600)) RR_TORTURE_N=$(N) tests/run.sh 060-torture
+	@CACHE=$(CACHE) CASE_TIMEOUT=$$(($(N) * 40 + 600)) RR_TORTURE_N=$(N) tests/run.sh 060-torture
 
 # The debug-kernel lane: a kernel from the same linux-source with KASAN,
 # lockdep, kmemleak and debugobjects (tests/debug/kernel.config; built once
@@ -178,10 +197,10 @@ check-debug: debug-kernel
 
 # Benchmarks: not part of check (minutes of VM time); see bench/run.sh.
 bench: modules
-	@bench/run.sh $(CASES)
+	@CACHE=$(CACHE) bench/run.sh $(CASES)
 
 clean:
-	if [ -d $(SRC) ] && [ -d $(KDIR) ]; then $(KMAKE) clean; fi
+	if [ -d $(SRC) ] && [ -d $(KDIR) ]; then $(IN_ROOT) $(KMAKE) clean; fi
 	rm -rf $(B)/tests $(B)/vm
 
 distclean:
