@@ -40,6 +40,23 @@ wait_for() {
 
 sysctl_w() { echo "$2" >"/proc/sys/${1//.//}"; }
 
+# stock_built MODULE...: those of the modules the running kernel builds,
+# by its modules.order (the list of every module it built): a lane's
+# kernel may not build one (Debian's 7.2 has no CONFIG_SMC).  Each one
+# left out is logged on stderr; a module listed there must then load.
+stock_built() {
+	local order m
+	order=/lib/modules/$(uname -r)/modules.order
+	[ -s "$order" ] || fail "no $order"
+	for m in "$@"; do
+		if grep -q "/${m//_/[-_]}\.ko" "$order"; then
+			echo "$m"
+		else
+			log "$m: not built by Debian's $(uname -r) (not in modules.order)" >&2
+		fi
+	done
+}
+
 # veth_pair A B IPA IPB TABLE: a veth pair A <-> B in init_net with IPA on A
 # and IPB on B, and policy routing (tables TABLE and TABLE+1, rule
 # preferences from TABLE) so that traffic between the two local addresses
