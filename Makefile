@@ -5,7 +5,9 @@
 #   make              build the module set (+ ABI check) for the resolved kernel
 #   make install      install into /lib/modules/$(uname -r)/updates (matching kernel only)
 #   make uninstall    remove them again
-#   make check        build, then run every VM test case (tests/cases)
+#   make check        build, then run every VM test case (tests/cases),
+#                     then check-lanes
+#   make check-lanes  every other kernel lane's build, ABI check and smoke cases
 #   make demo         build, then boot a VM showing the main job
 #   make bench        build, then run the benchmarks (bench/) and print a table
 #   make soak         build, then run the long soak cases (tests/soak)
