@@ -32,7 +32,7 @@ srpt_port_name() { cut -d: -f5-8 "/sys/class/infiniband/$1/ports/1/gids/0"; }
 # srpt_setup DEV: a LUN on DEV's target port, RDMA/CM listener on SRP_CM_PORT.
 # ib_srpt has no demo mode, so the initiator needs an ACL with a mapped LUN.
 # The ACL is named after the initiator's address only: stock ib_srpt named
-# RDMA/CM sessions after the target's own address (fixed by patch 0016), so
+# RDMA/CM sessions after the target's own address (fixed by patch 0017), so
 # a login here fails without that fix.
 srpt_setup() {
 	local dev=$1 wwn t
@@ -45,7 +45,7 @@ srpt_setup() {
 	mkdir "$LIO/srpt/$wwn" || fail "mkdir srpt target port $wwn"
 	mkdir "$t" "$t/lun/lun_0" || fail "mkdir srpt tpg"
 	ln -s "$LIO/core/fileio_0/srp0" "$t/lun/lun_0/srp0" || fail "link LUN"
-	# The initiator's ACL, named after its address (patch 0016).
+	# The initiator's ACL, named after its address (patch 0017).
 	mkdir "$t/acls/$INI_IP" "$t/acls/$INI_IP/lun_0" || fail "mkdir ACL $INI_IP"
 	ln -s "$t/lun/lun_0" "$t/acls/$INI_IP/lun_0/lun_0" || fail "map LUN for $INI_IP"
 	cfg_w "$t/enable" 1
