@@ -39,11 +39,11 @@ $(error LANE=$(LANE): no such lane (lanes: $(LANES)))
 endif
 # What another lane can do: build and ABI-check, install, and boot its
 # kernel with its suite's userspace for check, demo, bench, soak and
-# torture (not yet check-debug, nor the lint and series goals, which
-# check the sources once, on the default lane).  sid-7.2 builds the 7.2
-# port of the series (patches-7.2/).
+# torture, or a debug kernel built from its source for check-debug (not
+# the lint and series goals, which check the sources once, on the default
+# lane).  sid-7.2 builds the 7.2 port of the series (patches-7.2/).
 LANE_GOALS	:= all modules kernel refresh deps install uninstall check demo bench soak torture \
-		   clean distclean
+		   debug-kernel check-debug clean distclean
 LANE_GOALS_trixie-6.12	:= $(LANE_GOALS)
 LANE_GOALS_sid-7.2	:= $(LANE_GOALS) series-tree series-export
 # The series of the lane's kernel line (scripts/prepare-src.sh picks the same).
@@ -199,7 +199,8 @@ debug-kernel: kernel
 check-debug: debug-kernel
 	@scripts/prepare-src.sh $(TOP) $(KERNELDIR) $(DBG)/src
 	+$(MAKE) -C $(DBG)/obj M=$(DBG)/src NOSTDINC_FLAGS=-I$(DBG)/src/include -j$(JOBS) modules
-	@LANE=debug RR_TIME_SCALE=$${RR_TIME_SCALE:-8} RR_IO_DIV=$${RR_IO_DIV:-4} tests/run.sh $(CASES)
+	@LANE=$(LANE) DEBUG_KERNEL=1 RR_TIME_SCALE=$${RR_TIME_SCALE:-8} RR_IO_DIV=$${RR_IO_DIV:-4} \
+		CACHE=$(CACHE) tests/run.sh $(CASES)
 
 # Benchmarks: not part of check (minutes of VM time); see bench/run.sh.
 bench: modules

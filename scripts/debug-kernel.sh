@@ -11,14 +11,18 @@
 #   OUT/obj                     the kbuild tree (KDIR for our modules)
 #   OUT/root/boot/vmlinuz-KREL  the image the VMs boot
 #   OUT/root/lib/modules/KREL   its modules
-#   OUT/krel                    KREL (6.12.x-rr-debug)
+#   OUT/krel                    KREL (6.12.x-rr-debug, 7.2.x-rr-debug)
 set -euo pipefail
 
 [ $# -eq 3 ] || { echo "usage: $0 KERNELDIR OUT JOBS" >&2; exit 2; }
 KERNELDIR=$(realpath "$1") OUT=$(realpath -m "$2") JOBS=$3
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FRAG=$TOP/tests/debug/kernel.config
-LSRC=$OUT/linux-source-6.12
+# linux-source-6.12 or -7.2 (the lane's), named in the package
+v=$(dpkg-deb --fsys-tarfile "$KERNELDIR/linux-source.deb" | tar -t |
+	sed -n 's|^\./usr/src/\(linux-source-[0-9.]*\)\.tar\.xz$|\1|p')
+[ -n "$v" ] || { echo "debug-kernel: no linux-source tarball in $KERNELDIR/linux-source.deb" >&2; exit 1; }
+LSRC=$OUT/$v
 OBJ=$OUT/obj
 
 key=$(cat "$KERNELDIR/deb-version" "$FRAG" "$0" | sha256sum | cut -c1-16)
@@ -33,7 +37,7 @@ if [ ! -f "$LSRC/Makefile" ] || [ "$(cat "$OUT/source-version" 2>/dev/null)" != 
 	rm -rf "$LSRC" "$OBJ"
 	mkdir -p "$OUT"
 	dpkg-deb --fsys-tarfile "$KERNELDIR/linux-source.deb" |
-		tar -xO ./usr/src/linux-source-6.12.tar.xz | xz -dc -T0 | tar -x -C "$OUT"
+		tar -xO "./usr/src/$v.tar.xz" | xz -dc -T0 | tar -x -C "$OUT"
 	cp "$KERNELDIR/deb-version" "$OUT/source-version"
 fi
 

@@ -23,20 +23,21 @@ die() { echo "run.sh: $*" >&2; exit 1; }
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # LANE: the kernel lane (scripts/lanes.sh), as make has built it: the
 # default lane (unset or bookworm-6.12) in build/, another in
-# build/lane-LANE.  LANE=debug: the debug kernel (make check-debug).
+# build/lane-LANE.  DEBUG_KERNEL=1: that lane's debug kernel (make
+# check-debug); LANE=debug is the default lane's.
 # shellcheck source=scripts/lanes.sh
 . "$TOP/scripts/lanes.sh"
+if [ "${LANE:-}" = debug ]; then LANE='' DEBUG_KERNEL=1; fi
 [ "${LANE:-}" != bookworm-6.12 ] || LANE=
-B=$TOP/build
-if [ "${LANE:-}" != debug ]; then
-	B=$(lane_builddir "$TOP" "${LANE:-}") || die "LANE=$LANE: no such lane (lanes: $LANES)"
-fi
+case "${DEBUG_KERNEL:-}" in "" | 0) DEBUG_KERNEL= ;; 1) ;; *) die "DEBUG_KERNEL=$DEBUG_KERNEL: 1 or unset" ;; esac
+B=$(lane_builddir "$TOP" "${LANE:-}") || die "LANE=$LANE: no such lane (lanes: $LANES)"
 [ -f "$B/kversion.mk" ] || die "nothing built for lane ${LANE:-bookworm-6.12} (make${LANE:+ LANE=$LANE})"
 . "$B/kversion.mk"
-# LANE=debug: boot the debug-kernel lane's kernel (make check-debug) with
-# our set built against it, instead of Debian's kernel.
-if [ "${LANE:-}" = debug ]; then
-	KREL=$(cat "$B/debug/krel" 2>/dev/null) || die "no debug kernel (make check-debug)"
+# DEBUG_KERNEL=1: boot the lane's debug kernel (make check-debug) with our
+# set built against it, instead of Debian's kernel.
+if [ -n "$DEBUG_KERNEL" ]; then
+	KREL=$(cat "$B/debug/krel" 2>/dev/null) ||
+		die "no debug kernel for lane ${LANE:-bookworm-6.12} (make${LANE:+ LANE=$LANE} check-debug)"
 	STOCK=$B/debug/root SRC=$B/debug/src VMDIR=$B/debug/vm
 	# 4-level paging: on a CPU with LA57 (TCG's "max" has it), 6.12's
 	# identify_cpu() clears X86_FEATURE_LA57 for a moment, and an
@@ -47,14 +48,16 @@ if [ "${LANE:-}" = debug ]; then
 else
 	STOCK=$B/kernel/$KREL/root SRC=$B/src VMDIR=$B/vm
 fi
-# The cases see the lane as RR_LANE (set here, never from outside).
-export RR_LANE=${LANE:-}
-# The guests' root: this machine's on the default lane (and the debug
-# kernel's), the lane's suite's on another (scripts/suite-root.sh: made
-# once, cached), so that each lane's VMs run that suite's userspace.
+# The cases see the lane as RR_LANE and the debug kernel as RR_DEBUG=1
+# (set here, never from outside).
+export RR_LANE=${LANE:-} RR_DEBUG=$DEBUG_KERNEL
+# The guests' root: this machine's on the default lane, the lane's suite's
+# on another (scripts/suite-root.sh: made once, cached), so that each
+# lane's VMs run that suite's userspace, with Debian's kernel or the debug
+# one.
 GUEST_ROOT=/
 case "${LANE:-}" in
-"" | debug) ;;
+"") ;;
 *)
 	GUEST_ROOT=$("$TOP/scripts/suite-root.sh" "$LANE" "${CACHE:-/var/cache/rdma-reset}") || exit 1
 	GUEST_ROOT=${GUEST_ROOT:-/}	# the machine's own suite
