@@ -87,11 +87,16 @@ VM_MEM=${VM_MEM:-3072}
 # RR_*: variables exported to the cases (e.g. RR_TORTURE_N for make torture);
 # RR_TIME_SCALE multiplies every time bound, the cases' and their waits'.
 
-# The kernel-log patterns that fail a case.
-BAD='WARNING:|BUG:|Oops|general protection fault|Kernel panic|blocked for more than|'\
+# The kernel-log patterns that fail a case.  A kernel general protection
+# fault reads "general protection fault, probably for ..." or "general
+# protection fault: 0000 [#1]"; a user-space process's one reads "traps:
+# COMM[PID] general protection fault ip:..." and is no kernel fault (nor is
+# "COMM[PID]: segfault at ..."): USER_FAULT notes those beside the verdict.
+BAD='WARNING:|BUG:|Oops|general protection fault[,:]|Kernel panic|blocked for more than|'\
 'hung_task|INFO: task .* blocked|possible circular locking|possible recursive locking|'\
 'inconsistent lock state|INFO: lockdep is turned off|DEBUG_LOCKS_WARN_ON|disagrees about version of symbol|Unknown symbol|'\
 'UBSAN:|KASAN:|kmemleak: .*suspected memory leak|ODEBUG:|Call Trace:'
+USER_FAULT='traps: .*\[[0-9]+\] general protection fault ip:|\[[0-9]+\]: segfault at '
 
 [ -f "$VMLINUZ" ] || die "no kernel at $VMLINUZ (run make first)"
 ls "$SRC"/drivers/infiniband/core/ib_core.ko >/dev/null 2>&1 || die "module set not built (run make)"
@@ -313,6 +318,9 @@ run_vm() {
 			[ -f "$log" ] && tail -n 15 "$log" | sed 's/^/     | /'
 			[ -f "$D/$name.stacks" ] && echo "     | task stacks at the time bound: $D/$name.stacks"
 			fail=$((fail + 1))
+		fi
+		if grep -Eq "$USER_FAULT" "$klog"; then
+			echo "     note: a user-space fault in the guest, no kernel fault: $(grep -Em1 "$USER_FAULT" "$klog" | cut -c1-100)"
 		fi
 	done
 	if [ -z "$started" ] && [ -z "$LEFT" ] && grep -q "rr-case: .* end rc=" "$D/console.log" &&

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Test the test harness: run tests/selftest (cases built to pass, fail, hang,
-# warn, fail a module load and crash the kernel) and check each verdict and
-# its reason against tests/selftest/expected ("VERDICT CASE [REGEX]").  Exits non-zero on any mismatch.
+# warn, fail a module load, crash the kernel, log a user-space fault) and
+# check each verdict and its reason against tests/selftest/expected
+# ("VERDICT CASE [REGEX]").  Exits non-zero on any mismatch.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp)
@@ -27,6 +28,8 @@ if [ $bad -ne 0 ]; then
 	cat "$out"
 	exit 1
 fi
+grep -A1 '^PASS 10-user-fault ' "$out" | grep -q 'note: a user-space fault in the guest' ||
+	{ echo "selftest: the user-space fault was not noted"; cat "$out"; exit 1; }
 grep -q 'TIMEOUT after 5s' "$(sed -n 's/^logs: //p' "$out")"/vm*/03-hang.log ||
 	{ echo "selftest: the hung case's log was not kept"; exit 1; }
 echo "selftest: harness verdicts as expected ($(wc -l <"$here/selftest/expected") cases)"
