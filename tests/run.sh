@@ -6,8 +6,8 @@
 # Run the VM test cases (tests/cases/NNN-name, all by default; a CASE is a
 # name or a prefix of names: 03 runs the 03x band) against the built
 # module set.  Cases that share a VM run in one boot; a case whose
-# header says "VM: fresh" gets a boot of its own, and one that says
-# "VM: two-node" gets two VMs joined by a QEMU socket network (see
+# header says "VM: fresh" gets a boot of its own ("VM: one-thread": one
+# on single-threaded TCG), and one that says "VM: two-node" gets two VMs joined by a QEMU socket network (see
 # tests/lib/node.sh): it runs on the initiator node and drives the target
 # node through a mailbox directory both share.  For every case this prints
 # PASS or FAIL with its time, and at the end "N passed, N failed".  A case
@@ -142,14 +142,15 @@ fi
 [ ${#cases[@]} -gt 0 ] || die "no test cases"
 
 # Group: consecutive shared cases share a boot; fresh ones boot alone.
-batches=() twonode=() cur=""
+batches=() twonode=() onethread=() cur=""
 for c in "${cases[@]}"; do
 	t=${CASE_TIMEOUT:-$(header "$CASEDIR/$c" TIMEOUT)}; t=$((${t:-300} * ${RR_TIME_SCALE:-1}))
 	vm=$(header "$CASEDIR/$c" VM)
-	if [ "$vm" = fresh ] || [ "$vm" = two-node ]; then
+	if [ "$vm" = fresh ] || [ "$vm" = two-node ] || [ "$vm" = one-thread ]; then
 		[ -n "$cur" ] && batches+=("$cur")
 		batches+=("$c:$t") cur=""
 		[ "$vm" = two-node ] && twonode[${#batches[@]}]=1
+		[ "$vm" = one-thread ] && onethread[${#batches[@]}]=1
 	else
 		cur="${cur:+$cur }$c:$t"
 	fi
@@ -222,9 +223,12 @@ run_vm() {
 	# CPU state was seen corrupt (a double fault with impossible RFLAGS, a
 	# user-mode #GP in ld.so; Documentation/rdma-reset/testing.rst).  One
 	# TCG thread per VM fits the host and runs case 070 in 142 s against
-	# 246 s.  One-VM cases keep multi-threaded TCG.
+	# 246 s.  One-VM cases keep multi-threaded TCG, but for those whose
+	# header says "VM: one-thread": a race between two kernel threads is
+	# seen there when a vCPU stops for a whole time slice in the middle of
+	# one of them, as a preempted host thread would.
 	VM_ACCEL=$ACCEL
-	if [ -n "${twonode[$n]:-}" ]; then
+	if [ -n "${twonode[$n]:-}" ] || [ -n "${onethread[$n]:-}" ]; then
 		case $ACCEL in "-accel tcg "*) VM_ACCEL="-accel tcg,thread=single ${ACCEL#-accel tcg }" ;; esac
 	fi
 	for c in $todo; do bound=$((bound + ${c#*:} + 20)); done
