@@ -9,8 +9,8 @@
 #   KREL=6.12.117+deb12-amd64             (kernel release, uname -r)
 #   KSRC=archive|running                   (build against downloaded or installed headers)
 #
-# LANE=trixie-6.12 or sid-7.2 in the environment: the newest kernel of that
-# suite (or DEB_VERSION, pinned), read through the project's private apt
+# LANE=trixie-6.12 or sid-7.2 in the environment: the newest complete kernel
+# of that suite (newest_complete; or DEB_VERSION, pinned), read through the project's private apt
 # configuration (scripts/apt-suite.sh, lists under $CACHE/apt).
 #
 # Otherwise (LANE unset or bookworm-6.12), first match wins:
@@ -20,7 +20,8 @@
 #   2. the running kernel, if it is a Debian 6.12 kernel with its headers
 #      installed (the admin path: build for the machine you are on), unless
 #      TARGET=archive; TARGET=running insists on it;
-#   3. the newest linux-source-6.12 the archive offers now.
+#   3. the newest linux-source-6.12 the archive offers now with its image,
+#      headers and kbuild packages (newest_complete).
 # The image, headers and kbuild packages must exist at exactly that version.
 set -euo pipefail
 
@@ -33,23 +34,53 @@ FLAVOUR=${FLAVOUR:-amd64}
 # shellcheck disable=SC2153 # LANES is lanes.sh's
 lane_def "${LANE:-bookworm-6.12}" || die "LANE=$LANE: no such lane (lanes: $LANES)"
 
-# candidate PKG, has_version PKG VERSION: on the lane's suite.
-candidate() {
-	lane_apt "$CACHE" policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }'
-}
-
+# has_version PKG VERSION: on the lane's suite.
 has_version() {
 	lane_apt "$CACHE" madison "$1" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' |
 		grep -qxF "$2"
+}
+
+# krel_of VERSION: its kernel release, 6.12.117-1~deb12u1 -> 6.12.117+deb12-amd64
+# (a lane's DIST unless the version names one: a backport's ~debNNuM).
+krel_of() {
+	local dist
+	dist=$(printf '%s\n' "$1" | sed -n 's/.*~\(deb[0-9]*\)u[0-9]*$/\1/p')
+	echo "${1%%-*}+${dist:-$DIST}-$FLAVOUR"
+}
+
+# complete VERSION: every package of the lane is in the archive at VERSION.
+complete() {
+	local p
+	for p in $(lane_pkgs "$(krel_of "$1")"); do
+		has_version "$p" "$1" || { MISSING=$p; return 1; }
+	done
+}
+
+# newest_complete: the newest linux-source-SERIES version of the suite whose
+# image, headers and kbuild packages are all there too.  A new kernel's
+# packages reach the archive one by one (bookworm's signed image comes
+# after the rest): until the last one is there, the one before it is used,
+# with a note.
+newest_complete() {
+	local v
+	for v in $(lane_apt "$CACHE" madison "linux-source-$SERIES" 2>/dev/null |
+		   awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -urV); do
+		case "$v" in "$SERIES".*-*) ;; *) continue ;; esac
+		if complete "$v"; then
+			echo "$v"
+			return 0
+		fi
+		echo "kversion: $v: the archive has no $MISSING at that version (yet); trying the one before" >&2
+	done
+	return 1
 }
 
 if [ -n "${LANE:-}" ] && [ "$LANE" != bookworm-6.12 ]; then
 	[ -z "${KVER:-}" ] && [ "${TARGET:-archive}" = archive ] ||
 		die "LANE=$LANE builds against the archive's packages only (no KVER or TARGET=running)"
 	if [ -z "${DEB_VERSION:-}" ]; then
-		DEB_VERSION=$(candidate "linux-source-$SERIES")
-		[ -n "$DEB_VERSION" ] && [ "$DEB_VERSION" != "(none)" ] ||
-			die "LANE=$LANE: $SUITE offers no linux-source-$SERIES"
+		DEB_VERSION=$(newest_complete) ||
+			die "LANE=$LANE: $SUITE offers no linux-source-$SERIES with its image, headers and kbuild"
 	fi
 	case "$DEB_VERSION" in
 	"$SERIES".*-*) ;;
@@ -95,9 +126,8 @@ elif [ "${TARGET:-}" = running ] ||
 		dpkg-query -W -f '${Version}' "linux-image-$rel-unsigned" 2>/dev/null) ||
 		die "no installed linux-image package for running kernel $rel"
 else
-	DEB_VERSION=$(candidate linux-source-6.12)
-	[ -n "$DEB_VERSION" ] && [ "$DEB_VERSION" != "(none)" ] ||
-		die "the archive offers no linux-source-6.12 (run apt-get update; is bookworm-security in sources.list?)"
+	DEB_VERSION=$(newest_complete) ||
+		die "the archive offers no linux-source-6.12 with its image, headers and kbuild (run apt-get update; is bookworm-security in sources.list?)"
 fi
 
 case "$DEB_VERSION" in
