@@ -39,6 +39,10 @@ static char *dmac;
 module_param(dmac, charp, 0444);
 MODULE_PARM_DESC(dmac, "the destination MAC address (RoCE)");
 
+static unsigned int rate;
+module_param(rate, uint, 0644);
+MODULE_PARM_DESC(rate, "MADs per second at most (0: as fast as the window allows)");
+
 static atomic64_t sent = ATOMIC64_INIT(0);
 static int sent_get(char *buf, const struct kernel_param *kp)
 {
@@ -118,9 +122,15 @@ static int rr_send_one(struct rr_flood *f)
 static int rr_flood_thread(void *data)
 {
 	struct rr_flood *f = data;
+	unsigned int burst = 0;
 	int ret;
 
 	while (!kthread_should_stop()) {
+		/* rate: a burst of rate/1000 MADs every millisecond. */
+		if (rate && ++burst >= max(rate / 1000, 1U)) {
+			burst = 0;
+			usleep_range(1000, 1100);
+		}
 		wait_event_interruptible(f->wait, kthread_should_stop() ||
 					 atomic_read(&f->inflight) < RR_FLOOD_WINDOW);
 		if (kthread_should_stop())
