@@ -32,4 +32,20 @@ grep -A1 '^PASS 10-user-fault ' "$out" | grep -q 'note: a user-space fault in th
 	{ echo "selftest: the user-space fault was not noted"; cat "$out"; exit 1; }
 grep -q 'TIMEOUT after 5s' "$(sed -n 's/^logs: //p' "$out")"/vm*/03-hang.log ||
 	{ echo "selftest: the hung case's log was not kept"; exit 1; }
+# An emulator fault runs a VM again once, keeping the first run: 12 and 13
+# are run again (13 then fails), 14's possible RFLAGS is not.
+for v in 12-emulator-fault:1 13-emulator-fault-twice:1 14-crash-valid-rflags:0; do
+	d=$(grep -l "CASES=\"${v%:*}:" "$(sed -n 's/^logs: //p' "$out")"/vm*/config.sh | head -1)
+	d=${d%/config.sh}
+	d=${d%.emulator-fault}
+	if [ "${v#*:}" = 1 ]; then
+		grep -q "^${d##*/}: a kernel crash with RFLAGS .* running these cases again" "$out" &&
+			[ -d "$d.emulator-fault" ] ||
+			{ echo "selftest: ${v%:*} was not run again after an emulator fault"; cat "$out"; exit 1; }
+	elif grep -q "^${d##*/}: a kernel crash with RFLAGS" "$out"; then
+		echo "selftest: ${v%:*} was run again, but its RFLAGS were possible"
+		cat "$out"
+		exit 1
+	fi
+done
 echo "selftest: harness verdicts as expected ($(wc -l <"$here/selftest/expected") cases)"
