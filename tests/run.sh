@@ -209,6 +209,20 @@ log_after_cases() {
 	awk '/rr-case: .* end rc=/ { buf = ""; next } { buf = buf $0 "\n" } END { printf "%s", buf }' "$1"
 }
 
+# report_trace KLOG: the first kernel report's context and call trace (its
+# workqueue or task, and the reliable frames: "? " ones are guesses), so
+# that a failure seen once, in CI, can be read from the verdict alone.
+report_trace() {
+	awk -v bad="$BAD" '
+		!on && $0 ~ bad { on = 1; next }
+		!on { next }
+		/---\[ end trace|<\/TASK>/ || n >= 16 { exit }
+		/ (Workqueue|CPU): / { sub(/^\[[ 0-9.]+\] */, ""); print "     k " $0; next }
+		/Call Trace:/ { tr = 1; next }
+		tr && !/ \? / && /\+0x/ { sub(/^\[[ 0-9.]+\] */, ""); print "     k " $0; n++ }
+	' "$1"
+}
+
 # run_vm D CASES: boot one VM (its /results is D) to run CASES ("NAME:BOUND
 # ..."), print a verdict for each case that ran, and set LEFT to the cases
 # to run in a new VM: those after a failed case (the guest stops there,
@@ -330,6 +344,7 @@ run_vm() {
 		else
 			printf 'FAIL %-36s %s\n' "$name" "$why"
 			[ -f "$log" ] && tail -n 15 "$log" | sed 's/^/     | /'
+			report_trace "$klog"
 			[ -f "$D/$name.stacks" ] && echo "     | task stacks at the time bound: $D/$name.stacks"
 			fail=$((fail + 1))
 		fi
