@@ -57,13 +57,18 @@ iscsid_stop() {
 	wait_for 10 "iscsid exit" sh -c '! grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix'
 }
 
-# iser_login ADDR: a static node record bound to the iser transport, login.
+# iser_login ADDR [NAME=VALUE...]: a static node record bound to the iser
+# transport, with the node settings given (iscsiadm's names), login.
 iser_login() {
-	local p=$1:$ISER_PORT
+	local p=$1:$ISER_PORT kv
+	shift
 	iscsid_start
 	# A session an earlier, failed case left behind.
 	iscsiadm -m node -T "$ISER_IQN" -p "$p" -I iser --logout >/dev/null 2>&1
 	run iscsiadm -m node -o new -T "$ISER_IQN" -p "$p" -I iser
+	for kv in "$@"; do
+		run iscsiadm -m node -T "$ISER_IQN" -p "$p" -I iser -o update -n "${kv%%=*}" -v "${kv#*=}"
+	done
 	run iscsiadm -m node -T "$ISER_IQN" -p "$p" -I iser --login
 	wait_for 30 "an iSER SCSI disk" iser_dev
 }
