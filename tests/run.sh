@@ -214,7 +214,7 @@ log_after_cases() {
 # that a failure seen once, in CI, can be read from the verdict alone.
 report_trace() {
 	awk -v bad="$BAD" '
-		!on && $0 ~ bad { on = 1; next }
+		!on && $0 ~ bad { on = 1; tr = /Call Trace:/; next }
 		!on { next }
 		/---\[ end trace|<\/TASK>/ || n >= 16 { exit }
 		/ (Workqueue|CPU): / { sub(/^\[[ 0-9.]+\] */, ""); print "     k " $0; next }
