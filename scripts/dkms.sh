@@ -52,7 +52,7 @@ install)
 		dkms remove -m "$NAME" -v "$VER" --all >/dev/null
 	rm -rf "$SRCDIR"
 	mkdir -p "$SRCDIR"
-	(cd "$TOP" && cp -a --parents VERSION Makefile Kbuild README.md patches scripts \
+	(cd "$TOP" && cp -a --parents VERSION Makefile Kbuild README.md patches compat scripts \
 		drivers include tests/modules Documentation "$SRCDIR/")
 	conf >"$SRCDIR/dkms.conf"
 	# Debian's modules carry no MODULE_VERSION, nor do ours: DKMS's version

@@ -32,14 +32,15 @@ fails=0
 bad() { echo "lint: $*"; fails=$((fails + 1)); }
 
 cd "$TOP"
-mapfile -t ours < <(find drivers include tests/modules -name '*.[ch]' | sort)
+mapfile -t ours < <(find drivers include tests/modules compat -name '*.[ch]' | sort)
 mapfile -t series < <(awk '!/^#/ && NF { print $1 }' patches/series)
 # The 7.2 port of the series (the sid-7.2 lane) is checked the same way.
 mapfile -t series72 < <([ ! -f patches-7.2/series ] || awk '!/^#/ && NF { print $1 }' patches-7.2/series)
+mapfile -t compat < <(awk '!/^#/ && NF { print $1 }' compat/patches/series)
 
 # 1. checkpatch.  Patches are checked from inside patches/: given a path
 # that starts with "patches/", checkpatch misreads empty context lines.
-echo "  CHECKPATCH ${#ours[@]} files, ${#series[@]} patches, ${#series72[@]} of the 7.2 port"
+echo "  CHECKPATCH ${#ours[@]} files, ${#series[@]} patches, ${#series72[@]} of the 7.2 port, ${#compat[@]} of compat/"
 for f in "${ours[@]}"; do
 	"$CHECKPATCH" --no-tree --strict -q -f "$f" || bad "checkpatch: $f"
 done
@@ -52,6 +53,10 @@ done
 for p in "${series72[@]}"; do
 	(cd patches-7.2 && "$CHECKPATCH" --no-tree --strict -q --ignore UNKNOWN_COMMIT_ID "$p") ||
 		bad "checkpatch: patches-7.2/$p"
+done
+for p in "${compat[@]}"; do
+	(cd compat/patches && "$CHECKPATCH" --no-tree --strict -q "$p") ||
+		bad "checkpatch: compat/patches/$p"
 done
 
 # 2. kernel-doc.
@@ -69,8 +74,9 @@ done
 # 3. sparse and W=1 against Debian's files.
 # Objects to check: our C files, and the C files our patches change.
 mapfile -t cfiles < <({
-	printf '%s\n' "${ours[@]}" | grep '^drivers/.*\.c$'
+	printf '%s\n' "${ours[@]}" | sed -n 's@^\(compat/\)\?\(drivers/.*\.c\)$@\2@p'
 	for p in "${series[@]}"; do sed -n 's@^+++ b/\(drivers/.*\.c\)$@\1@p' "patches/$p"; done
+	for p in "${compat[@]}"; do sed -n 's@^+++ b/\(drivers/.*\.c\)$@\1@p' "compat/patches/$p"; done
 } | sort -u)
 mapfile -t patched < <(for p in "${series[@]}"; do
 	sed -n 's@^+++ b/\(drivers/.*\.c\)$@\1@p' "patches/$p"; done | sort -u)

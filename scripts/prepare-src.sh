@@ -8,7 +8,9 @@
 #      once per kernel version into KERNELDIR/pristine);
 #   2. the series applied in order (patches/ for a 6.12 kernel, patches-7.2/
 #      for 7.2; stops naming the first patch that does not apply);
-#   3. our own files (drivers/, include/, Kbuild) laid over the result.
+#   3. our own files (drivers/, include/, Kbuild) laid over the result;
+#   4. for 6.12, the backport's kABI layer: compat/'s files, then the
+#      patches of compat/patches/series (compat/README).
 # The staged tree is synced into SRC by content, so an unchanged file keeps
 # its timestamp and kbuild rebuilds only what changed.
 set -euo pipefail
@@ -24,6 +26,9 @@ SUBTREES=(
 	drivers/infiniband/ulp/srpt
 	drivers/infiniband/ulp/iser
 	drivers/infiniband/ulp/isert
+	drivers/infiniband/ulp/ipoib
+	net/sunrpc/xprtrdma
+	net/rds
 	drivers/nvme/host
 	drivers/nvme/target
 	include/rdma
@@ -36,7 +41,8 @@ SUBTREES=(
 )
 
 pristine=$KDIR/pristine
-if [ ! -f "$pristine/.done" ]; then
+# .done lists what was extracted: a new subtree means extracting again.
+if [ "$(cat "$pristine/.done" 2>/dev/null)" != "${SUBTREES[*]}" ]; then
 	echo "  EXTRACT linux-source subtrees"
 	rm -rf "$pristine"
 	mkdir -p "$pristine"
@@ -47,7 +53,7 @@ if [ ! -f "$pristine/.done" ]; then
 	dpkg-deb --fsys-tarfile "$KDIR/linux-source.deb" |
 		tar -xO "./usr/src/$v.tar.xz" |
 		tar -xJ -C "$pristine" --strip-components=1 "${SUBTREES[@]/#/$v/}"
-	touch "$pristine/.done"
+	echo "${SUBTREES[*]}" >"$pristine/.done"
 fi
 
 stage=$SRC.stage
@@ -77,6 +83,25 @@ for d in drivers include tests/modules; do
 	[ -d "$TOP/$d" ] && mkdir -p "$stage/$d" && cp -a "$TOP/$d/." "$stage/$d/"
 done
 cp "$TOP/Kbuild" "$stage/Kbuild"
+
+# 6.12 only: the backport's kABI layer (compat/README), its files and then
+# its patches, which may touch our files as well as the kernel's.
+if [ "$line" = 6.12 ]; then
+	for d in drivers include; do
+		cp -a "$TOP/compat/$d/." "$stage/$d/"
+	done
+	while read -r p _; do
+		case "$p" in ''|'#'*) continue ;; esac
+		if ! patch -d "$stage" -p1 -s -N -F0 --no-backup-if-mismatch \
+			-i "$TOP/compat/patches/$p" >"$stage.patch.log" 2>&1; then
+			cat "$stage.patch.log" >&2
+			echo "prepare-src: compat patch $p does not apply" >&2
+			exit 1
+		fi
+		echo "  COMPAT  $p"
+	done <"$TOP/compat/patches/series"
+	rm -f "$stage.patch.log"
+fi
 
 mkdir -p "$SRC"
 # Build products are excluded, so --delete removes only stale sources.

@@ -20,8 +20,9 @@
  * DEVICE_REMOVAL of the listener ("rr-ev: cm removal - id=0").  With
  * resolve=IP it resolves a route to IP from an id that also asks for reset
  * notifications ("rr-ev: cmr <event> - id=0"): an id attached to a device
- * that is not a listener.  With drop_rxe_reset it unregisters rdma_rxe's
- * in-place reset hook, so rxe stands for a driver that has none.
+ * that is not a listener.  With drop_rxe_reset, rxe devices lose their
+ * in-place reset op, so rxe stands for a driver that has none.  It also
+ * checks that a client with reset_prepare but no reset_done is refused.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -50,7 +51,7 @@ MODULE_PARM_DESC(failed_delay_ms, "sleep this long in reset_failed (test knob)")
 
 static bool drop_rxe_reset;
 module_param(drop_rxe_reset, bool, 0444);
-MODULE_PARM_DESC(drop_rxe_reset, "unregister rdma_rxe's in-place reset hook at load, making rxe a driver without one (test knob; reload rdma_rxe to get it back)");
+MODULE_PARM_DESC(drop_rxe_reset, "take the in-place reset op away from rxe devices, making rxe a driver without one (test knob; reload rdma_rxe to get it back)");
 
 static char *listen;
 module_param(listen, charp, 0444);
@@ -110,7 +111,20 @@ static void rr_free(struct rr_data *d)
 	atomic_dec(&live);
 }
 
-#define RR_CLIENT(x)							\
+/*
+ * drop_rxe_reset: rxe devices lose their in-place reset op, as if their
+ * driver had none (upstream: ib_device_ops.reset of the device; the 6.12
+ * backport keeps driver reset ops in a table of its own, see rr_init()).
+ */
+static void rr_drop_reset(struct ib_device *dev)
+{
+#ifndef IB_RESET_COMPAT
+	if (drop_rxe_reset && dev->ops.driver_id == RDMA_DRIVER_RXE)
+		dev->ops.reset = NULL;
+#endif
+}
+
+#define RR_CLIENT(x)						\
 static struct ib_client rr_##x;						\
 static int rr_##x##_add(struct ib_device *dev)				\
 {									\
@@ -120,6 +134,7 @@ static int rr_##x##_add(struct ib_device *dev)				\
 		return -ENOMEM;						\
 	atomic_inc(&live);						\
 	d->id = atomic_inc_return(&next_id);				\
+	rr_drop_reset(dev);						\
 	if (rr_get_device(dev, &rr_##x, d, "add")) {			\
 		rr_free(d);						\
 		return -EIO;						\
@@ -141,7 +156,7 @@ static void rr_##x##_prepare(struct ib_device *dev, void *data)		\
 	if (prepare_delay_ms)						\
 		msleep(prepare_delay_ms);				\
 }									\
-static void rr_##x##_done(struct ib_device *dev, void *data)		\
+static void __maybe_unused rr_##x##_done(struct ib_device *dev, void *data) \
 {									\
 	struct rr_data *d = ib_get_client_data(dev, &rr_##x);		\
 									\
@@ -154,7 +169,7 @@ static void rr_##x##_done(struct ib_device *dev, void *data)		\
 	}								\
 	rr_get_device(dev, &rr_##x, data, "done");			\
 }									\
-static void rr_##x##_failed(void *data)					\
+static void __maybe_unused rr_##x##_failed(void *data)			\
 {									\
 	struct rr_data *d = data;					\
 									\
@@ -168,20 +183,31 @@ static void rr_##x##_failed(void *data)					\
 		ib_dealloc_pd(d->pd);					\
 	rr_free(d);							\
 }									\
-static struct ib_client rr_##x = {					\
-	.name = "rr_" #x,						\
-	.add = rr_##x##_add,						\
-	.remove = rr_##x##_remove,					\
-};									\
-static const struct ib_reset_ops __maybe_unused rr_##x##_reset_ops = {\
-	.reset_prepare = rr_##x##_prepare,				\
-	.reset_done = rr_##x##_done,					\
-	.reset_failed = rr_##x##_failed,				\
-}
+static struct ib_client rr_##x
 
 RR_CLIENT(a);
 RR_CLIENT(b);
 RR_CLIENT(c);
+
+#define RR_OPS(x)							\
+	.name = "rr_" #x,						\
+	.add = rr_##x##_add,						\
+	.remove = rr_##x##_remove
+#define RR_RESET_OPS(x)							\
+	.reset_prepare = rr_##x##_prepare,				\
+	.reset_done = rr_##x##_done,					\
+	.reset_failed = rr_##x##_failed
+
+static struct ib_client rr_a = { RR_OPS(a), RR_RESET_OPS(a) };
+static struct ib_client rr_b = { RR_OPS(b), RR_RESET_OPS(b) };
+/* Unaware of resets: it must see remove/add. */
+static struct ib_client rr_c = { RR_OPS(c) };
+
+/* Bad input: reset_prepare without reset_done, refused at registration. */
+static struct ib_client rr_bad = {
+	.name = "rr_bad",
+	.reset_prepare = rr_c_prepare,
+};
 
 /* The listener; NULL once handed to RDMA CM (DEVICE_REMOVAL) or stopped. */
 static struct rdma_cm_id *rr_listen_id;
@@ -306,36 +332,32 @@ static void rr_listen_stop(void)
 		rdma_destroy_id(id);
 }
 
-static const struct ib_reset_ops rr_incomplete_ops = {
-	.reset_prepare = rr_c_prepare,
-};
-
 static int __init rr_init(void)
 {
 	int ret;
 
+#ifdef IB_RESET_COMPAT
+	/* The 6.12 backport keeps driver reset ops beside ib_device_ops. */
 	if (drop_rxe_reset)
 		ib_unregister_driver_reset(RDMA_DRIVER_RXE);
+#endif
 	ret = ib_register_client(&rr_a);
 	if (ret)
 		return ret;
-	ret = ib_register_client_reset_ops(&rr_a, &rr_a_reset_ops);
-	if (ret)
-		goto out_a;
 	ret = ib_register_client(&rr_b);
 	if (ret)
 		goto out_a;
-	ret = ib_register_client_reset_ops(&rr_b, &rr_b_reset_ops);
-	if (ret)
-		goto out_b;
-	/* rr_c stays unaware of resets: it must see remove/add. */
+	/* rr_c is unaware of resets: it must see remove/add. */
 	ret = ib_register_client(&rr_c);
 	if (ret)
 		goto out_b;
-	/* Bad input is refused: ops without reset_done. */
-	ret = ib_register_client_reset_ops(&rr_c, &rr_incomplete_ops);
-	if (ret != -EINVAL)
-		pr_err("rr-ev: incomplete reset ops were accepted (%d)\n", ret);
+	ret = ib_register_client(&rr_bad);
+	if (ret != -EINVAL) {
+		pr_err("rr-ev: a client with reset_prepare but no reset_done was accepted (%d)\n",
+		       ret);
+		if (!ret)
+			ib_unregister_client(&rr_bad);
+	}
 	ret = 0;
 	if (listen)
 		ret = rr_listen_start();

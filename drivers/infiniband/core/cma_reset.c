@@ -416,16 +416,13 @@ static void cma_reset_failed(void *data)
 	kfree(data);
 }
 
-static const struct ib_reset_ops cma_reset_ops = {
-	.reset_prepare = cma_reset_prepare,
-	.reset_done = cma_reset_done,
-	.reset_failed = cma_reset_failed,
-};
-
 static struct ib_client cma_reset_client = {
 	.name = "rdma_cm_reset",
 	.add = cma_reset_add_one,
 	.remove = cma_reset_remove_one,
+	.reset_prepare = cma_reset_prepare,
+	.reset_done = cma_reset_done,
+	.reset_failed = cma_reset_failed,
 };
 
 /**
@@ -546,13 +543,8 @@ int cma_reset_init(void)
 	ret = ib_register_client(&cma_reset_client);
 	if (ret)
 		goto err_inet6;
-	ret = ib_register_client_reset_ops(&cma_reset_client, &cma_reset_ops);
-	if (ret)
-		goto err_client;
 	return 0;
 
-err_client:
-	ib_unregister_client(&cma_reset_client);
 err_inet6:
 	unregister_inet6addr_notifier(&cma_reset_inet6addr_nb);
 err_inet:

@@ -4,14 +4,11 @@
  * remove / add, for in-place resets and for resets that unregister the
  * device and register a new one with the same identity.
  *
- * ABI: nothing here adds a field to struct ib_client, ib_device or
- * ib_device_ops (that would change the CRCs of ib_register_client & co and
- * stop Debian's stock modules from loading).  Reset callbacks are kept in a
- * table of our own, keyed by the struct ib_client pointer, and per-device
- * state in a list of our own (struct reset_dev).  A re-registration reset
- * is kept by device identity (driver id, node_guid, namespace), used only
- * while that identity is unique, never by a device pointer that could
- * outlive its device.
+ * A client takes part through the reset callbacks of its struct ib_client,
+ * a driver through ib_device_ops.reset.  Per-device state is in a list of
+ * its own (struct reset_dev).  A re-registration reset is kept by device
+ * identity (driver id, node_guid, namespace), used only while that identity
+ * is unique, never by a device pointer that could outlive its device.
  */
 #define pr_fmt(fmt) "rdma_reset: " fmt
 
@@ -110,19 +107,6 @@ MODULE_PARM_DESC(reset_policy,
  */
 static DEFINE_MUTEX(reset_lock);
 
-/* Reset-aware clients (ib_register_client_reset_ops). */
-struct reset_client {
-	struct list_head list;
-	struct ib_client *client;
-	const struct ib_reset_ops *ops;
-};
-
-static LIST_HEAD(reset_clients);
-
-/* Driver hooks for in-place resets, by enum rdma_driver_id. */
-#define RESET_MAX_DRIVERS	64
-static int (*driver_reset[RESET_MAX_DRIVERS])(struct ib_device *dev);
-
 /* What admins see in sysfs: a device's completed resets. */
 struct reset_hist {
 	unsigned int count;
@@ -161,7 +145,6 @@ static LIST_HEAD(reset_devs);
 struct reset_kept {
 	struct list_head list;
 	struct ib_client *client;
-	const struct ib_reset_ops *ops;
 	void *client_data;
 };
 
@@ -212,22 +195,21 @@ struct ib_reset {
 	bool coming_back;	/* clients get reset_done, not prepare */
 	ktime_t start;
 	struct reset_hist hist;	/* re-register: the device's, carried over */
-	int (*hw_reset)(struct ib_device *dev);	/* in place: the driver's */
 	struct list_head kept;	/* struct reset_kept, in prepare order */
 	struct delayed_work timeout;
 };
 
 static LIST_HEAD(resets);
 
-static const struct ib_reset_ops *client_ops(struct ib_client *client)
+/*
+ * Whether @client set any reset callback.  ib_register_client() refuses a
+ * client that sets some but not reset_prepare and reset_done, so a client
+ * this is true for takes reset events instead of remove and add.
+ */
+static bool client_has_reset(const struct ib_client *client)
 {
-	struct reset_client *rc;
-
-	lockdep_assert_held(&reset_lock);
-	list_for_each_entry(rc, &reset_clients, list)
-		if (rc->client == client)
-			return rc->ops;
-	return NULL;
+	return client->reset_prepare || client->reset_done ||
+	       client->reset_failed;
 }
 
 static struct reset_dev *find_dev(struct ib_device *dev)
@@ -363,8 +345,8 @@ static void reset_fail_kept(struct ib_reset *r)
 		list_move_tail(&k->list, &failing);
 		mutex_unlock(&reset_lock);
 
-		if (k->ops->reset_failed)
-			k->ops->reset_failed(k->client_data);
+		if (k->client->reset_failed)
+			k->client->reset_failed(k->client_data);
 
 		mutex_lock(&reset_lock);
 		list_del(&k->list);
@@ -426,69 +408,29 @@ static void reset_timeout_work(struct work_struct *work)
 	reset_finish(r, NULL, "timeout");
 }
 
-/**
- * ib_register_client_reset_ops - make an ib_client reset-aware
- * @client: a client registered with ib_register_client()
- * @ops: its reset callbacks; reset_prepare and reset_done are required
- *
- * From now on @client gets @ops->reset_prepare instead of ->remove and
- * @ops->reset_done instead of ->add when a device resets; see struct
- * ib_reset_ops.  The callbacks stay registered until
- * ib_unregister_client_reset_ops() or ib_unregister_client().
- *
- * Context: process context, may sleep.
- * Return: 0, -EINVAL (a callback missing, or @client not registered) or
- * -EEXIST (already registered).
+/*
+ * ib_register_client(), before anything else: a client takes reset events
+ * only with both reset_prepare and reset_done.
  */
-int ib_register_client_reset_ops(struct ib_client *client,
-				 const struct ib_reset_ops *ops)
+int ib_reset_client_check(struct ib_client *client)
 {
-	struct reset_client *rc;
-	int ret = 0;
-
-	if (!client || !ops || !ops->reset_prepare || !ops->reset_done) {
-		pr_warn("reset ops need reset_prepare and reset_done\n");
-		return -EINVAL;
-	}
-	if (!refcount_read(&client->uses)) {
-		pr_warn("%s: register the client before its reset ops\n",
+	if (client_has_reset(client) &&
+	    (!client->reset_prepare || !client->reset_done)) {
+		pr_warn("%s: a reset-aware client needs reset_prepare and reset_done\n",
 			client->name);
 		return -EINVAL;
 	}
-	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
-	if (!rc)
-		return -ENOMEM;
-	rc->client = client;
-	rc->ops = ops;
-
-	mutex_lock(&reset_lock);
-	if (client_ops(client)) {
-		ret = -EEXIST;
-		kfree(rc);
-	} else {
-		list_add_tail(&rc->list, &reset_clients);
-	}
-	mutex_unlock(&reset_lock);
-	return ret;
+	return 0;
 }
-EXPORT_SYMBOL(ib_register_client_reset_ops);
 
-/* Unlink @client's ops and take every kept state of it out of the resets. */
+/* Take every kept state of @client out of the resets: its final teardown. */
 static void reset_forget_client(struct ib_client *client)
 {
 	struct reset_kept *k, *tmp;
-	struct reset_client *rc;
 	struct ib_reset *r;
 	LIST_HEAD(kept);
 
 	mutex_lock(&reset_lock);
-	list_for_each_entry(rc, &reset_clients, list) {
-		if (rc->client == client) {
-			list_del(&rc->list);
-			kfree(rc);
-			break;
-		}
-	}
 	list_for_each_entry(r, &resets, list)
 		list_for_each_entry_safe(k, tmp, &r->kept, list)
 			if (k->client == client)
@@ -496,8 +438,8 @@ static void reset_forget_client(struct ib_client *client)
 	mutex_unlock(&reset_lock);
 
 	list_for_each_entry_safe(k, tmp, &kept, list) {
-		if (k->ops->reset_failed)
-			k->ops->reset_failed(k->client_data);
+		if (client->reset_failed)
+			client->reset_failed(k->client_data);
 		kfree(k);
 	}
 
@@ -516,67 +458,6 @@ static void reset_forget_client(struct ib_client *client)
 		wait_event(failing_wq, READ_ONCE(failing_seq) != seq);
 	}
 }
-
-/**
- * ib_unregister_client_reset_ops - stop being reset-aware
- * @client: the client
- *
- * @client gets plain remove/add again.  State it has kept across a reset
- * in progress gets its final teardown (->reset_failed) before this returns.
- * ib_unregister_client() does the same, so calling this first is optional.
- *
- * Context: process context, may sleep.
- */
-void ib_unregister_client_reset_ops(struct ib_client *client)
-{
-	reset_forget_client(client);
-}
-EXPORT_SYMBOL(ib_unregister_client_reset_ops);
-
-/**
- * ib_register_driver_reset - register a driver's in-place reset hook
- * @driver_id: the driver's enum rdma_driver_id
- * @hw_reset: called by ib_device_reset() once every client has released
- *	the device and before they get it back; returns 0 or an error, which
- *	makes the reset fail (clients get their final teardown, then a plain
- *	add)
- *
- * Context: process context, may sleep.
- * Return: 0, -EINVAL for a bad driver id, -EBUSY if one is registered.
- */
-int ib_register_driver_reset(enum rdma_driver_id driver_id,
-			     int (*hw_reset)(struct ib_device *dev))
-{
-	int ret = 0;
-
-	if (driver_id >= RESET_MAX_DRIVERS || !hw_reset)
-		return -EINVAL;
-	mutex_lock(&reset_lock);
-	if (driver_reset[driver_id])
-		ret = -EBUSY;
-	else
-		driver_reset[driver_id] = hw_reset;
-	mutex_unlock(&reset_lock);
-	return ret;
-}
-EXPORT_SYMBOL(ib_register_driver_reset);
-
-/**
- * ib_unregister_driver_reset - unregister a driver's in-place reset hook
- * @driver_id: the driver's enum rdma_driver_id
- *
- * Context: process context, may sleep.  The driver must have unregistered
- * its devices (ib_unregister_driver()) first, so no reset is running.
- */
-void ib_unregister_driver_reset(enum rdma_driver_id driver_id)
-{
-	if (driver_id >= RESET_MAX_DRIVERS)
-		return;
-	mutex_lock(&reset_lock);
-	driver_reset[driver_id] = NULL;
-	mutex_unlock(&reset_lock);
-}
-EXPORT_SYMBOL(ib_unregister_driver_reset);
 
 /**
  * ib_device_reset_expect - mark the next unregistration of @dev as a reset
@@ -696,47 +577,39 @@ EXPORT_SYMBOL(ib_device_is_resetting);
 bool ib_reset_client_remove(struct ib_device *dev, struct ib_client *client,
 			    void *client_data)
 {
-	const struct ib_reset_ops *ops;
 	struct reset_kept *k;
 	struct ib_reset *r;
 
+	if (!client_has_reset(client))
+		return false;
 	k = kzalloc(sizeof(*k), GFP_KERNEL);
 	mutex_lock(&reset_lock);
 	r = find_reset_by_dev(dev);
-	ops = client_ops(client);
-	if (!r || r->coming_back || !ops || !k) {
+	if (!r || r->coming_back || !k) {
 		mutex_unlock(&reset_lock);
-		if (r && ops && !k)
+		if (r && !k)
 			dev_warn(&dev->dev, "%s: no memory to keep its state across the reset\n",
 				 client->name);
 		kfree(k);
 		return false;
 	}
 	k->client = client;
-	k->ops = ops;
 	k->client_data = client_data;
 	mutex_unlock(&reset_lock);
 
 	trace_ib_reset_client(dev_name(&dev->dev), client->name, "prepare");
-	ops->reset_prepare(dev, client_data);
+	client->reset_prepare(dev, client_data);
 
 	/*
-	 * Kept only now, so that no reset_failed (ib_unregister_client_reset_ops)
-	 * can run while reset_prepare still uses @client_data.  @r is still
-	 * there: it ends only after every client has been removed.
+	 * Kept only now, so that no reset_failed can run while reset_prepare
+	 * still uses @client_data.  @r is still there: it ends only after
+	 * every client has been removed.  @client is too: this runs under
+	 * one of its uses, which ib_unregister_client() waits for before it
+	 * forgets the client's kept state.
 	 */
 	mutex_lock(&reset_lock);
-	if (client_ops(client) == ops) {
-		list_add_tail(&k->list, &r->kept);
-		k = NULL;
-	}
+	list_add_tail(&k->list, &r->kept);
 	mutex_unlock(&reset_lock);
-	if (k) {
-		/* Its reset ops went away during reset_prepare. */
-		if (ops->reset_failed)
-			ops->reset_failed(client_data);
-		kfree(k);
-	}
 	return true;
 }
 
@@ -763,7 +636,7 @@ bool ib_reset_client_add(struct ib_device *dev, struct ib_client *client)
 
 	ib_set_client_data(dev, client, found->client_data);
 	trace_ib_reset_client(dev_name(&dev->dev), client->name, "done");
-	found->ops->reset_done(dev, found->client_data);
+	client->reset_done(dev, found->client_data);
 	kfree(found);
 	return true;
 }
@@ -909,7 +782,7 @@ static int reset_in_place_cb(struct ib_device *dev, void *arg)
 	struct ib_reset *r = arg;
 	int ret;
 
-	ret = r->hw_reset(dev);
+	ret = dev->ops.reset(dev);
 	if (ret) {
 		dev_warn(&dev->dev, "driver reset failed (%d): clients get a final teardown and a new add\n",
 			 ret);
@@ -928,12 +801,11 @@ static int reset_in_place_cb(struct ib_device *dev, void *arg)
  *	the reset waits for every such reference to be dropped.
  *
  * Reset-aware clients get reset_prepare (in remove order), the driver's
- * hook registered with ib_register_driver_reset() runs, and the clients get
- * reset_done (in add order) on the same device; other clients get remove
- * and add.  ib_device_try_get() fails while no client has the device.  A
+ * ib_device_ops.reset runs, and the clients get reset_done (in add order)
+ * on the same device; other clients get remove and add.  ib_device_try_get() fails while no client has the device.  A
  * second reset of a device that is resetting is refused, not queued.
  *
- * A driver without a reset hook has nothing to reset: the reset is refused
+ * A driver without a reset op has nothing to reset: the reset is refused
  * rather than cycling every client for nothing.  A driver without
  * ->disassociate_ucontext cannot take the device away from userspace:
  * ib_uverbs would wait for every open file, holding the lock that
@@ -941,33 +813,27 @@ static int reset_in_place_cb(struct ib_device *dev, void *arg)
  * (ib_device_block_reset()), the rule rdma_dev_change_netns() follows.
  *
  * Context: process context, may sleep for as long as the clients take.
- * Return: 0; -EOPNOTSUPP (no driver hook); -EBUSY (a reset in progress,
+ * Return: 0; -EOPNOTSUPP (no driver reset op); -EBUSY (a reset in progress,
  * the device still being registered, being unregistered or moved to
  * another namespace, or open userspace files that cannot be
  * disassociated); -ENODEV (not registered);
- * -ENOMEM; or the driver hook's error, after which clients were re-added
+ * -ENOMEM; or the driver's error, after which clients were re-added
  * from scratch.
  */
 int ib_device_reset(struct ib_device *dev)
 {
-	int (*hw_reset)(struct ib_device *dev) = NULL;
 	const char *why = NULL;
 	struct reset_dev *rd;
 	struct ib_reset *r;
 	int ret;
 
-	mutex_lock(&reset_lock);
-	if (dev->ops.driver_id < RESET_MAX_DRIVERS)
-		hw_reset = driver_reset[dev->ops.driver_id];
-	mutex_unlock(&reset_lock);
-	if (!hw_reset) {
+	if (!dev->ops.reset) {
 		dev_warn(&dev->dev, "reset refused: its driver cannot reset it in place\n");
 		return -EOPNOTSUPP;
 	}
 	r = reset_new(dev, "in-place");
 	if (!r)
 		return -ENOMEM;
-	r->hw_reset = hw_reset;
 	/*
 	 * The reset is visible (ib_device_is_resetting(), the client hooks)
 	 * only under unregistration_lock, so that an unregistration or a
@@ -1180,7 +1046,6 @@ void ib_reset_cleanup(void)
 	destroy_workqueue(reset_wq);	/* runs and waits for them */
 
 	WARN_ON(!list_empty(&resets));
-	WARN_ON(!list_empty(&reset_clients));
 	WARN_ON(!list_empty(&failing));
 	WARN_ON(!list_empty(&reset_devs));
 }

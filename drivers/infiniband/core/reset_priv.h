@@ -19,6 +19,7 @@ int ib_device_cycle(struct ib_device *device,
 		    int (*fn)(struct ib_device *device, void *arg), void *arg);
 
 /* reset.c hooks, see the comments at their definitions. */
+int ib_reset_client_check(struct ib_client *client);
 bool ib_reset_client_remove(struct ib_device *dev, struct ib_client *client,
 			    void *client_data);
 bool ib_reset_client_add(struct ib_device *dev, struct ib_client *client);

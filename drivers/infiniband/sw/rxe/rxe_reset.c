@@ -2,18 +2,17 @@
 /*
  * In-place reset of a Soft-RoCE device (ib_device_reset()).
  *
- * rxe has no hardware to reset.  Its reset hook runs while no client has the
+ * rxe has no hardware to reset.  Its reset op runs while no client has the
  * device, so it checks the one thing a reset promises: every client released
  * every object it had on the device.  A leftover object means a client kept
  * a pointer into the device across reset_prepare; the reset then fails and
  * names what was left.
  */
-#include <rdma/ib_reset.h>
-
 #include "rxe.h"
 #include "rxe_reset.h"
 
-static int rxe_hw_reset(struct ib_device *ib_dev)
+/* ib_device_ops.reset */
+int rxe_reset(struct ib_device *ib_dev)
 {
 	struct rxe_dev *rxe = container_of(ib_dev, struct rxe_dev, ib_dev);
 	static const struct {
@@ -44,14 +43,4 @@ static int rxe_hw_reset(struct ib_device *ib_dev)
 	/* A new QP1 is created when ib_mad gets the device back. */
 	rxe->port.qp_gsi_index = 0;
 	return ret;
-}
-
-int rxe_reset_init(void)
-{
-	return ib_register_driver_reset(RDMA_DRIVER_RXE, rxe_hw_reset);
-}
-
-void rxe_reset_exit(void)
-{
-	ib_unregister_driver_reset(RDMA_DRIVER_RXE);
 }

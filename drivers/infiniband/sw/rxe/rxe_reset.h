@@ -2,7 +2,8 @@
 #ifndef RXE_RESET_H
 #define RXE_RESET_H
 
-int rxe_reset_init(void);
-void rxe_reset_exit(void);
+struct ib_device;
+
+int rxe_reset(struct ib_device *ib_dev);
 
 #endif /* RXE_RESET_H */

@@ -275,28 +275,18 @@ static void iser_reset_failed(void *data)
 	kfree(data);
 }
 
-static const struct ib_reset_ops iser_reset_ops = {
+static struct ib_client iser_ib_client = {
+	.name = "iser",
+	.add = iser_reset_add_one,
+	.remove = iser_reset_remove_one,
 	.reset_prepare = iser_reset_prepare,
 	.reset_done = iser_reset_done,
 	.reset_failed = iser_reset_failed,
 };
 
-static struct ib_client iser_ib_client = {
-	.name = "iser",
-	.add = iser_reset_add_one,
-	.remove = iser_reset_remove_one,
-};
-
 int iser_reset_init(void)
 {
-	int ret = ib_register_client(&iser_ib_client);
-
-	if (ret)
-		return ret;
-	ret = ib_register_client_reset_ops(&iser_ib_client, &iser_reset_ops);
-	if (ret)
-		ib_unregister_client(&iser_ib_client);
-	return ret;
+	return ib_register_client(&iser_ib_client);
 }
 
 void iser_reset_exit(void)
