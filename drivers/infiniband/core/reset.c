@@ -802,8 +802,9 @@ static int reset_in_place_cb(struct ib_device *dev, void *arg)
  *
  * Reset-aware clients get reset_prepare (in remove order), the driver's
  * ib_device_ops.reset runs, and the clients get reset_done (in add order)
- * on the same device; other clients get remove and add.  ib_device_try_get() fails while no client has the device.  A
- * second reset of a device that is resetting is refused, not queued.
+ * on the same device; other clients get remove and add.
+ * ib_device_try_get() fails while no client has the device.  A second
+ * reset of a device that is resetting is refused, not queued.
  *
  * A driver without a reset op has nothing to reset: the reset is refused
  * rather than cycling every client for nothing.  A driver without
