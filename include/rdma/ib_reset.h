@@ -32,13 +32,15 @@
  *  - in place (ib_device_reset()): the same struct ib_device goes through
  *    prepare -> the driver's ib_device_ops.reset -> done;
  *  - re-registration: the driver (ib_device_reset_expect()), the admin
- *    (sysfs) or the admin policy (module parameter) marks an unregistration
- *    as a reset; a device that registers later with the same identity
- *    within the reset timeout gets the kept client_data and reset_done.
- *    An identity is used only while it is unique: a node_guid of 0, or one
- *    shared with another registered device, makes the unregistration a
- *    removal.  Tell devices apart by the struct ib_device a callback gets,
- *    never by node_guid.
+ *    (sysfs) or the admin's list of drivers (ib_core's reset_on_unregister)
+ *    marks an unregistration as a reset; the device that registers later
+ *    with the same identity within the reset timeout gets the kept
+ *    client_data and reset_done.  The identity is the reset key the
+ *    driver declared (ib_device_set_reset_key()), or, for a driver that
+ *    declares none, the node_guid, used only while it is unique: a
+ *    node_guid of 0, or one shared with another registered device, makes
+ *    the unregistration a removal.  Tell devices apart by the struct
+ *    ib_device a callback gets, never by node_guid.
  *
  * See Documentation/infiniband/device-reset.rst.
  */
@@ -51,6 +53,7 @@ struct ib_device;
 
 int ib_device_reset(struct ib_device *dev);
 void ib_device_reset_expect(struct ib_device *dev);
+void ib_device_set_reset_key(struct ib_device *dev, u64 key);
 bool ib_device_is_resetting(struct ib_device *dev);
 int ib_device_block_reset(struct ib_device *dev);
 void ib_device_unblock_reset(struct ib_device *dev);

@@ -53,6 +53,10 @@ static bool drop_rxe_reset;
 module_param(drop_rxe_reset, bool, 0444);
 MODULE_PARM_DESC(drop_rxe_reset, "take the in-place reset op away from rxe devices, making rxe a driver without one (test knob; reload rdma_rxe to get it back)");
 
+static bool undeclare_rxe;
+module_param(undeclare_rxe, bool, 0444);
+MODULE_PARM_DESC(undeclare_rxe, "clear the reset key of rxe devices present at load, so that ib_core matches their re-registration by node GUID, as for a driver that declares no key (test knob)");
+
 static char *listen;
 module_param(listen, charp, 0444);
 MODULE_PARM_DESC(listen, "IPv4:port to listen on with RDMA CM");
@@ -115,13 +119,18 @@ static void rr_free(struct rr_data *d)
  * drop_rxe_reset: rxe devices lose their in-place reset op, as if their
  * driver had none (upstream: ib_device_ops.reset of the device; the 6.12
  * backport keeps driver reset ops in a table of its own, see rr_init()).
+ * undeclare_rxe: rxe devices lose their reset key.
  */
 static void rr_drop_reset(struct ib_device *dev)
 {
+	if (dev->ops.driver_id != RDMA_DRIVER_RXE)
+		return;
 #ifndef IB_RESET_COMPAT
-	if (drop_rxe_reset && dev->ops.driver_id == RDMA_DRIVER_RXE)
+	if (drop_rxe_reset)
 		dev->ops.reset = NULL;
 #endif
+	if (undeclare_rxe)
+		ib_device_set_reset_key(dev, 0);
 }
 
 #define RR_CLIENT(x)						\

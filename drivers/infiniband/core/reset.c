@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) "rdma_reset: " fmt
 
+#include <linux/ctype.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -60,52 +61,107 @@ MODULE_PARM_DESC(reset_timeout_ms,
 		 "How long reset-aware clients keep their state for a device that was unregistered by a reset, in ms [100..3600000] (default 30000)");
 
 /*
- * reset_policy: "explicit" (default): only an unregistration the driver
- * (ib_device_reset_expect) or the admin (sysfs reset/expect) marked is a
- * reset.  "unregister": every unregistration is a possible reset, kept for
- * reset_timeout_ms.
+ * reset_on_unregister: the drivers (module names, comma-separated) whose
+ * every unregistration of a device is a possible reset, for drivers that
+ * do not mark their resets (ib_device_reset_expect()) themselves.  Empty
+ * by default: an unregistration is a reset only when the driver or the
+ * admin marked it.  Written under reset_lock, read under it.
  */
-enum { RESET_POLICY_EXPLICIT, RESET_POLICY_UNREGISTER };
-static const char * const reset_policy_names[] = {
-	[RESET_POLICY_EXPLICIT] = "explicit",
-	[RESET_POLICY_UNREGISTER] = "unregister",
-};
+#define RESET_ON_UNREG_MAX	256
+static char reset_on_unregister[RESET_ON_UNREG_MAX];
 
-static int reset_policy = RESET_POLICY_EXPLICIT;
+static DEFINE_MUTEX(reset_lock);
 
-static int reset_policy_set(const char *val, const struct kernel_param *kp)
+/* @list: comma-separated module names; normalise '-' to '_' in @out. */
+static int reset_on_unregister_parse(const char *list, char *out, size_t size)
 {
-	int i = sysfs_match_string(reset_policy_names, val);
+	size_t n = strcspn(list, "\n"), i, len = 0;
 
-	if (i < 0) {
-		pr_warn("reset_policy: '%s' is neither 'explicit' nor 'unregister'\n",
-			strim((char *)val));
+	if (list[n] && list[n + 1])
+		return -EINVAL;		/* only a trailing newline */
+	if (n >= size)
 		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		char c = list[i];
+
+		if (c == ',') {
+			if (!len || i + 1 == n)
+				return -EINVAL;	/* an empty name */
+			len = 0;
+		} else if (isalnum(c) || c == '_' || c == '-') {
+			if (++len >= MODULE_NAME_LEN)
+				return -EINVAL;
+			c = c == '-' ? '_' : c;
+		} else {
+			return -EINVAL;
+		}
+		out[i] = c;
 	}
-	WRITE_ONCE(reset_policy, i);
+	out[n] = '\0';
 	return 0;
 }
 
-static int reset_policy_get(char *buf, const struct kernel_param *kp)
+static int reset_on_unregister_set(const char *val,
+				   const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%s\n", reset_policy_names[READ_ONCE(reset_policy)]);
+	char buf[RESET_ON_UNREG_MAX];
+
+	if (reset_on_unregister_parse(val, buf, sizeof(buf))) {
+		pr_warn("reset_on_unregister: '%s' is not a comma-separated list of module names\n",
+			strim((char *)val));
+		return -EINVAL;
+	}
+	mutex_lock(&reset_lock);
+	strscpy(reset_on_unregister, buf, sizeof(reset_on_unregister));
+	mutex_unlock(&reset_lock);
+	return 0;
 }
 
-static const struct kernel_param_ops reset_policy_ops = {
-	.set = reset_policy_set,
-	.get = reset_policy_get,
+static int reset_on_unregister_get(char *buf, const struct kernel_param *kp)
+{
+	int ret;
+
+	mutex_lock(&reset_lock);
+	ret = sysfs_emit(buf, "%s\n", reset_on_unregister);
+	mutex_unlock(&reset_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops reset_on_unregister_ops = {
+	.set = reset_on_unregister_set,
+	.get = reset_on_unregister_get,
 };
-module_param_cb(reset_policy, &reset_policy_ops, NULL, 0644);
-MODULE_PARM_DESC(reset_policy,
-		 "Which unregistrations are resets: explicit (marked by the driver or the admin, default) or unregister (every one)");
+module_param_cb(reset_on_unregister, &reset_on_unregister_ops, NULL, 0644);
+MODULE_PARM_DESC(reset_on_unregister,
+		 "Drivers (module names, comma-separated) whose every device unregistration is a possible reset; for drivers that do not mark their resets (default: none)");
+
+/* Is @dev's driver listed in reset_on_unregister? */
+static bool reset_on_unregister_lists(struct ib_device *dev)
+{
+	const char *name = dev->ops.owner ? module_name(dev->ops.owner) : "";
+	const char *p = reset_on_unregister;
+	size_t len = strlen(name);
+
+	lockdep_assert_held(&reset_lock);
+	if (!len)
+		return false;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !strncmp(p, name, len))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
 
 /*
  * reset_lock protects every list below and every field of the structures
- * on them unless a field says otherwise.  It is never held across a client
- * or driver callback: callbacks may sleep and call back into ib_core.
- * Lock order: device->unregistration_lock, then reset_lock.
+ * on them unless a field says otherwise, and reset_on_unregister.  It is
+ * never held across a client or driver callback: callbacks may sleep and
+ * call back into ib_core.  Lock order: device->unregistration_lock, then
+ * reset_lock.
  */
-static DEFINE_MUTEX(reset_lock);
 
 /* What admins see in sysfs: a device's completed resets. */
 struct reset_hist {
@@ -130,10 +186,24 @@ struct reset_dev {
 	bool ready;		/* registration done: it may be reset in place */
 	bool expect;		/* the next unregistration is a reset */
 	unsigned int blocks;
+	u64 key;		/* ib_device_set_reset_key(), 0: none */
 	struct reset_hist hist;
 };
 
 static LIST_HEAD(reset_devs);
+
+/*
+ * A reset key set before the device registered (ib_device_set_reset_key()):
+ * taken into the device's record when it registers, or dropped when the
+ * device is freed without having registered (ib_reset_device_freed()).
+ */
+struct reset_prekey {
+	struct list_head list;
+	struct ib_device *dev;
+	u64 key;
+};
+
+static LIST_HEAD(prekeys);
 
 /*
  * A client's state kept across a reset.  @client stays valid while the
@@ -177,17 +247,26 @@ static struct workqueue_struct *reset_wq;
  * (which take that lock) never finds it.  A re-registration reset is added
  * by the unregistration itself, under the same lock.
  *
- * The identity of a re-registration reset, (@driver_id, @node_guid) in the
- * namespace @net_cookie, is what a registering device must have to claim
- * it.  It is used only while it is unique: a device whose node_guid is 0,
- * or shared with another registered device or a pending reset (rxe derives
- * it from the MAC: a bond and its slave, cloned VMs), is never kept for a
- * re-registration, its unregistration is a removal (ident_shared()).
+ * The identity of a re-registration reset is what a registering device
+ * must have to claim it, in the namespace @net_cookie, with the same
+ * @driver_id:
+ *  - @key, when the driver declared one (ib_device_set_reset_key()), and
+ *    the same @node_guid (a device that comes back with another node GUID
+ *    is a new device);
+ *  - else @node_guid, used only while it is unique: a device whose
+ *    node_guid is 0, or shared with another registered device or a
+ *    pending reset (rxe derives it from the MAC: a bond and its slave,
+ *    cloned VMs), is never kept for a re-registration, its unregistration
+ *    is a removal (ident_shared()).
+ * A declared key is unique too: a key shared with another registered
+ * device or pending reset of the driver makes the unregistration a
+ * removal.
  */
 struct ib_reset {
 	struct list_head list;
 	u32 driver_id;
 	__be64 node_guid;
+	u64 key;
 	u64 net_cookie;
 	char name[IB_DEVICE_NAME_MAX];
 	const char *kind;	/* "in-place" or "re-register" */
@@ -241,16 +320,31 @@ static u64 dev_net_cookie(struct ib_device *dev)
 
 /*
  * The name of another registered device (or, with @pending, of a pending
- * reset) with @dev's identity; "" for a node_guid of 0; NULL if @dev's
- * identity is unique.  Namespaces do not matter here: a GUID shared across
- * two of them is still shared.
+ * reset) with @dev's node GUID, or with its reset key @key if it has one;
+ * "" for no key and a node_guid of 0; NULL if @dev's identity is unique.
+ * Namespaces do not matter here: an identity shared across two of them is
+ * still shared.
  */
-static const char *ident_shared(struct ib_device *dev, bool pending)
+static const char *ident_shared(struct ib_device *dev, u64 key, bool pending)
 {
 	struct reset_dev *rd;
 	struct ib_reset *r;
 
 	lockdep_assert_held(&reset_lock);
+	if (key) {
+		list_for_each_entry(rd, &reset_devs, list)
+			if (rd->dev != dev &&
+			    rd->dev->ops.driver_id == dev->ops.driver_id &&
+			    rd->key == key)
+				return dev_name(&rd->dev->dev);
+		if (!pending)
+			return NULL;
+		list_for_each_entry(r, &resets, list)
+			if (r->dev != dev && r->driver_id == dev->ops.driver_id &&
+			    r->key == key)
+				return r->name;
+		return NULL;
+	}
 	if (!dev->node_guid)
 		return "";
 	list_for_each_entry(rd, &reset_devs, list)
@@ -268,19 +362,38 @@ static const char *ident_shared(struct ib_device *dev, bool pending)
 }
 
 /*
- * The pending re-registration reset a registering @dev comes back for: same
- * driver, node_guid and namespace, not claimed yet, and no other registered
- * device with that identity.
+ * The pending re-registration reset a registering @dev (reset key @key, 0
+ * if none) comes back for, not claimed yet, of the same driver and in the
+ * same namespace: the one with its key (and its node_guid), else one kept
+ * without a key with its node_guid, if no other registered device has
+ * that node_guid.
  */
-static struct ib_reset *find_reset_for(struct ib_device *dev)
+static struct ib_reset *find_reset_for(struct ib_device *dev, u64 key)
 {
 	struct ib_reset *r;
 
 	lockdep_assert_held(&reset_lock);
-	if (ident_shared(dev, false))
+	list_for_each_entry(r, &resets, list) {
+		if (r->dev || r->coming_back || !key || r->key != key ||
+		    r->driver_id != dev->ops.driver_id)
+			continue;
+		if (r->node_guid != dev->node_guid) {
+			dev_info(&dev->dev, "not %s coming back: node GUID %016llx, was %016llx\n",
+				 r->name, be64_to_cpu(dev->node_guid),
+				 be64_to_cpu(r->node_guid));
+			return NULL;
+		}
+		if (r->net_cookie != dev_net_cookie(dev)) {
+			dev_info(&dev->dev, "not %s coming back: registered in another network namespace\n",
+				 r->name);
+			return NULL;
+		}
+		return r;
+	}
+	if (ident_shared(dev, 0, false))
 		return NULL;
 	list_for_each_entry(r, &resets, list) {
-		if (r->dev || r->coming_back ||
+		if (r->dev || r->coming_back || r->key ||
 		    r->driver_id != dev->ops.driver_id ||
 		    r->node_guid != dev->node_guid)
 			continue;
@@ -459,6 +572,68 @@ static void reset_forget_client(struct ib_client *client)
 	}
 }
 
+static struct reset_prekey *find_prekey(struct ib_device *dev)
+{
+	struct reset_prekey *pk;
+
+	lockdep_assert_held(&reset_lock);
+	list_for_each_entry(pk, &prekeys, list)
+		if (pk->dev == dev)
+			return pk;
+	return NULL;
+}
+
+/**
+ * ib_device_set_reset_key - declare the identity of a device for resets
+ * @dev: an allocated device, before ib_register_device(), or a registered
+ *	one
+ * @key: nonzero: the same value the driver gives the device that replaces
+ *	@dev after a re-registration reset, and no other device of the
+ *	driver; 0: none
+ *
+ * For drivers whose resets unregister the device and register a new one
+ * (mlx5: its core device stays): with a key, a re-registration reset of
+ * @dev (ib_device_reset_expect()) is claimed by the device of the same
+ * driver that registers with the same key (and the same node GUID, in the
+ * same network namespace), and by no other; without one, ib_core matches
+ * by node GUID, and only while that GUID is unique.  Set it before
+ * ib_register_device(): a device claims a pending reset when it registers.
+ * A key already used by another registered device of the driver is
+ * ignored, with a message.
+ *
+ * Context: process context, may sleep.
+ */
+void ib_device_set_reset_key(struct ib_device *dev, u64 key)
+{
+	struct reset_prekey *pk, *new = NULL;
+	struct reset_dev *rd;
+
+	if (key)
+		new = kzalloc(sizeof(*new), GFP_KERNEL);
+	mutex_lock(&reset_lock);
+	rd = find_dev(dev);
+	if (rd) {
+		rd->key = key;
+	} else {
+		pk = find_prekey(dev);
+		if (pk) {
+			list_del(&pk->list);
+			kfree(pk);
+		}
+		if (new) {
+			new->dev = dev;
+			new->key = key;
+			list_add_tail(&new->list, &prekeys);
+			new = NULL;
+		} else if (key) {
+			dev_warn(&dev->dev, "no memory for its reset key\n");
+		}
+	}
+	mutex_unlock(&reset_lock);
+	kfree(new);
+}
+EXPORT_SYMBOL(ib_device_set_reset_key);
+
 /**
  * ib_device_reset_expect - mark the next unregistration of @dev as a reset
  * @dev: a registered device
@@ -466,10 +641,12 @@ static void reset_forget_client(struct ib_client *client)
  * For drivers whose reset unregisters the device and registers a new one
  * (mlx5 health recovery, firmware reset, devlink reload): call this before
  * ib_unregister_device().  Reset-aware clients then get reset_prepare, keep
- * their state, and get reset_done when a device with the same driver id and
- * node_guid registers in the same network namespace within
- * reset_timeout_ms.  If the node_guid is 0 or not unique among the
- * registered devices and pending resets, the unregistration is a removal
+ * their state, and get reset_done when the device that comes back
+ * registers within reset_timeout_ms: the one with @dev's reset key
+ * (ib_device_set_reset_key()), or, without a key, the one with @dev's
+ * driver and node_guid, in the same network namespace.  If that identity
+ * is not unique among the registered devices and pending resets (or,
+ * without a key, the node_guid is 0), the unregistration is a removal
  * (logged): a shared identity cannot tell the device that comes back.
  *
  * Context: process context, may sleep.
@@ -651,6 +828,7 @@ void ib_reset_device_unregistering(struct ib_device *dev)
 	struct reset_dev *rd;
 	struct ib_reset *r;
 	bool is_reset;
+	u64 key;
 
 	ib_reset_sysfs_remove(dev);
 
@@ -659,14 +837,17 @@ void ib_reset_device_unregistering(struct ib_device *dev)
 	rd = find_dev(dev);
 	if (rd)
 		list_del(&rd->list);
-	is_reset = (rd && rd->expect) ||
-		   READ_ONCE(reset_policy) == RESET_POLICY_UNREGISTER;
+	key = rd ? rd->key : 0;
+	is_reset = (rd && rd->expect) || reset_on_unregister_lists(dev);
 	if (is_reset && !find_reset_by_dev(dev))
-		shared = ident_shared(dev, true);
+		shared = ident_shared(dev, key, true);
 	if (!is_reset || !r || shared || find_reset_by_dev(dev)) {
 		/* A real removal (or a reset that cannot be matched). */
 		mutex_unlock(&reset_lock);
-		if (shared)
+		if (shared && key)
+			dev_warn(&dev->dev, "reset key %llx is shared with %s: unregistering it is a removal, not a reset\n",
+				 key, shared);
+		else if (shared)
 			dev_warn(&dev->dev, "node GUID %016llx %s%s: unregistering it is a removal, not a reset\n",
 				 be64_to_cpu(dev->node_guid),
 				 *shared ? "is shared with " : "is zero",
@@ -675,6 +856,7 @@ void ib_reset_device_unregistering(struct ib_device *dev)
 		kfree(r);
 		return;
 	}
+	r->key = key;
 	r->net_cookie = dev_net_cookie(dev);
 	if (rd)
 		r->hist = rd->hist;
@@ -716,16 +898,30 @@ void ib_reset_device_unregistered(struct ib_device *dev)
 void ib_reset_device_registering(struct ib_device *dev)
 {
 	struct reset_dev *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	struct reset_prekey *pk;
 	struct ib_reset *r;
+	u64 key = 0;
 
 	mutex_lock(&reset_lock);
-	r = find_reset_for(dev);
+	pk = find_prekey(dev);
+	if (pk) {
+		key = pk->key;
+		list_del(&pk->list);
+		kfree(pk);
+	}
+	if (key && ident_shared(dev, key, false)) {
+		dev_warn(&dev->dev, "reset key %llx is another registered device's: ignored\n",
+			 key);
+		key = 0;
+	}
+	r = find_reset_for(dev, key);
 	if (r) {
 		r->dev = dev;
 		r->coming_back = true;
 	}
 	if (rd) {
 		rd->dev = dev;
+		rd->key = key;
 		rd->hist = r ? r->hist :
 			(struct reset_hist){ .last_outcome = "none" };
 		list_add_tail(&rd->list, &reset_devs);
@@ -766,6 +962,19 @@ void ib_reset_device_registered(struct ib_device *dev, bool ok)
 	/* State of clients that did not come back with the device. */
 	reset_fail_kept(r);
 	reset_finish(r, ok ? dev : NULL, ok ? "done" : "failed");
+}
+
+/* ib_dealloc_device(): a key set for a device that never registered. */
+void ib_reset_device_freed(struct ib_device *dev)
+{
+	struct reset_prekey *pk;
+
+	mutex_lock(&reset_lock);
+	pk = find_prekey(dev);
+	if (pk)
+		list_del(&pk->list);
+	mutex_unlock(&reset_lock);
+	kfree(pk);
 }
 
 /* ib_unregister_client(), after the last callback: forget its state. */
@@ -1049,4 +1258,5 @@ void ib_reset_cleanup(void)
 	WARN_ON(!list_empty(&resets));
 	WARN_ON(!list_empty(&failing));
 	WARN_ON(!list_empty(&reset_devs));
+	WARN_ON(!list_empty(&prekeys));
 }

@@ -28,6 +28,7 @@ void ib_reset_device_unregistered(struct ib_device *dev);
 void ib_reset_device_registering(struct ib_device *dev);
 void ib_reset_device_registered(struct ib_device *dev, bool ok);
 void ib_reset_client_unregistered(struct ib_client *client);
+void ib_reset_device_freed(struct ib_device *dev);
 void ib_reset_sysfs_add(struct ib_device *dev);
 void ib_reset_sysfs_remove(struct ib_device *dev);
 int ib_reset_init(void);
