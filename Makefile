@@ -41,11 +41,12 @@ endif
 # kernel with its suite's userspace for check, demo, bench, soak and
 # torture, or a debug kernel built from its source for check-debug (not
 # the lint and series goals, which check the sources once, on the default
-# lane).  sid-7.2 builds the 7.2 port of the series (patches-7.2/).
+# lane).  sid-7.2 builds the upstream series (patches-7.2/), and makes it
+# for review (patches, patches-bisect).
 LANE_GOALS	:= all modules kernel refresh deps install uninstall check demo bench soak torture \
 		   debug-kernel check-debug clean distclean
 LANE_GOALS_trixie-6.12	:= $(LANE_GOALS)
-LANE_GOALS_sid-7.2	:= $(LANE_GOALS) series-tree series-export
+LANE_GOALS_sid-7.2	:= $(LANE_GOALS) series-tree series-export patches patches-bisect
 # The series of the lane's kernel line (scripts/prepare-src.sh picks the same).
 PATCHDIR := $(if $(filter sid-7.2,$(LANE)),patches-7.2,patches)
 ifneq ($(filter-out bookworm-6.12,$(LANE)),)
@@ -158,7 +159,7 @@ lint: modules
 # An upstream-style series (git format-patch + cover letter) in build/series;
 # patches-bisect also builds every commit on its own.
 patches: kernel
-	@scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series
+	@PATCHDIR=$(PATCHDIR) scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series
 
 # Edit the series as git commits: series-tree makes build/series-tree (one
 # commit per patch, see scripts/series.sh), series-export writes it back.
@@ -169,7 +170,7 @@ series-export:
 	@PATCHDIR=$(PATCHDIR) SERIES_TREE=$(B)/series-tree scripts/series.sh $(TOP) $(KERNELDIR) export
 
 patches-bisect: kernel
-	@JOBS=$(JOBS) scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series $(KDIR)
+	@PATCHDIR=$(PATCHDIR) JOBS=$(JOBS) scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series $(KDIR)
 
 demo: modules
 	@LANE=$(LANE) CACHE=$(CACHE) tests/demo.sh

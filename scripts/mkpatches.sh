@@ -3,9 +3,10 @@
 #
 # mkpatches.sh TOPDIR KERNELDIR OUT [KDIR]
 #
-# make patches: turn patches/series and our new files into an upstream-style
-# series, OUT/NNNN-*.patch (git format-patch, with a cover letter from
-# patches/cover-letter.txt):
+# make patches: turn PATCHDIR/series (patches/, or patches-7.2/ for the
+# sid-7.2 lane: the upstream series) and our new files into an
+# upstream-style series, OUT/NNNN-*.patch (git format-patch, with a cover
+# letter from PATCHDIR/cover-letter.txt):
 #   1.-2. the tree scripts/series.sh builds (make series-tree): Debian's
 #      linux-source subtrees committed as the base, then each patch of the
 #      series committed with its own message and the new files listed
@@ -18,7 +19,8 @@ set -euo pipefail
 
 [ $# -ge 3 ] || { echo "usage: $0 TOPDIR KERNELDIR OUT [KDIR]" >&2; exit 2; }
 TOP=$(realpath "$1") KERNELDIR=$(realpath "$2") OUT=$3 KDIR=${4:-}
-W=$TOP/build/patches.work
+PD=${PATCHDIR:-patches}
+W=$OUT.work
 DATE="2026-11-29 00:00:00 +0000"
 export GIT_AUTHOR_DATE=$DATE GIT_COMMITTER_DATE=$DATE
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
@@ -26,7 +28,7 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 rm -rf "$W" "$OUT"
 mkdir -p "$W" "$OUT"
 # The tree make series-tree builds: the base and one commit per patch.
-SERIES_TREE=$W/tree "$TOP/scripts/series.sh" "$TOP" "$KERNELDIR" tree >/dev/null
+PATCHDIR=$PD SERIES_TREE=$W/tree "$TOP/scripts/series.sh" "$TOP" "$KERNELDIR" tree >/dev/null
 cd "$W/tree"
 n=$(git rev-list --count base..HEAD)
 who=$(git log -1 --format='%an <%ae>' base)
@@ -34,7 +36,7 @@ who=$(git log -1 --format='%an <%ae>' base)
 git format-patch -q --cover-letter --thread -o "$OUT" base..HEAD
 # The cover letter: subject and blurb from patches/cover-letter.txt.
 cover=$(ls "$OUT"/0000-cover-letter.patch)
-python3 - "$cover" "$TOP/patches/cover-letter.txt" <<'EOF'
+python3 - "$cover" "$TOP/$PD/cover-letter.txt" <<'EOF'
 import sys
 cover, text = sys.argv[1], open(sys.argv[2]).read().strip('\n').split('\n', 2)
 s = open(cover).read()
