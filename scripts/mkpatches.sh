@@ -44,6 +44,22 @@ s = s.replace('*** SUBJECT HERE ***', text[0]).replace('*** BLURB HERE ***', tex
 open(cover, 'w').write(s)
 EOF
 
+# Who to send each patch to: the kernel's own get_maintainer.pl over the
+# kernel's MAINTAINERS (no git history here: maintainers and lists only).
+# Each patch gets a Cc: header per address (git send-email honours them),
+# the cover letter the union of them all, so every list sees the series'
+# design.
+all=$(mktemp)
+trap 'rm -f "$all"' EXIT
+for p in "${OUT:?}"/0[0-9][0-9][0-9]-*.patch; do
+	case "$p" in */0000-cover-letter.patch) continue ;; esac
+	perl "$KERNELDIR/pristine/scripts/get_maintainer.pl" --no-tree --no-git \
+		--no-git-fallback --norolestats \
+		--mpath "$KERNELDIR/pristine/MAINTAINERS" "$p" | tee -a "$all" |
+		python3 "$TOP/scripts/add-cc.py" "$p"
+done
+python3 "$TOP/scripts/add-cc.py" "$cover" <"$all"
+
 # The series must apply with git am to a fresh copy of the base, and give
 # the same tree.
 final=$(git rev-parse HEAD)

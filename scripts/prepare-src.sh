@@ -34,6 +34,8 @@ SUBTREES=(
 	include/rdma
 	include/trace/events
 	Documentation/infiniband
+	MAINTAINERS
+	scripts/get_maintainer.pl
 	scripts/checkpatch.pl
 	scripts/spelling.txt
 	scripts/const_structs.checkpatch
