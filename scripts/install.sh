@@ -28,17 +28,24 @@ fi
 dir=$dest/lib/modules/$krel
 [ -d "$dir/kernel" ] || die "$dir is not an installed kernel's module tree"
 upd=$dir/updates/rdma-reset
+# The optional modules (scripts/modules.sh --optional: mlx5_ib) go where
+# depmod ranks them below Debian's own, until the admin chooses them
+# (Documentation/infiniband/device-reset.rst, "Hardware drivers").
+opt=$dir/rdma-reset-optional
 
 case "$op" in
 install)
-	mkdir -p "$upd"
-	find "$src/drivers" -name '*.ko' -exec install -m 0644 {} "$upd/" \;
-	echo "  INSTALL $(ls "$upd" | wc -l) modules -> $upd"
+	mkdir -p "$upd" "$opt"
+	find "$src" -name '*.ko' -not -path '*/tests/*' \
+		-not -path '*/drivers/infiniband/hw/*' -exec install -m 0644 {} "$upd/" \;
+	find "$src" -name '*.ko' -path '*/drivers/infiniband/hw/*' \
+		-exec install -m 0644 {} "$opt/" \;
+	echo "  INSTALL $(ls "$upd" | wc -l) modules -> $upd, $(ls "$opt" | wc -l) optional -> $opt"
 	;;
 uninstall)
 	[ -d "$upd" ] || die "nothing installed in $upd"
-	rm -rf "$upd"
-	echo "  REMOVE  $upd"
+	rm -rf "$upd" "$opt"
+	echo "  REMOVE  $upd $opt"
 	;;
 esac
 depmod ${dest:+-b "$dest"} "$krel"

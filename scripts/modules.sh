@@ -6,7 +6,12 @@
 # test-only modules (tests/modules) are left out.  The one list of our
 # modules: everything else derives from it.
 set -euo pipefail
-order=${1:?usage: modules.sh SRC}/modules.order
+# With --optional: the set's optional modules instead, the hardware drivers
+# (drivers/infiniband/hw/: mlx5_ib), which an admin chooses to use (they
+# install outside updates/, see scripts/install.sh).
+want="set"
+[ "${1:-}" != --optional ] || { want="optional"; shift; }
+order=${1:?usage: modules.sh [--optional] SRC}/modules.order
 [ -f "$order" ] || { echo "modules.sh: no $order (run make)" >&2; exit 1; }
 # Its paths are absolute, as kbuild saw the tree (on the build host: a VM
 # sees it elsewhere); the first module is in drivers/ (Kbuild's order).
@@ -14,7 +19,11 @@ src=$(head -1 "$order")
 src=${src%%drivers/*}
 while read -r o; do
 	o=${o#"$src"}
-	case "$o" in tests/*) continue ;; esac
+	case "$o" in
+	tests/*) continue ;;
+	drivers/infiniband/hw/*) [ $want = optional ] || continue ;;
+	*) [ $want = set ] || continue ;;
+	esac
 	n=${o##*/}
 	echo "${o%/*} ${n%.o}"
 done <"$order"

@@ -27,6 +27,7 @@ SUBTREES=(
 	drivers/infiniband/ulp/iser
 	drivers/infiniband/ulp/isert
 	drivers/infiniband/ulp/ipoib
+	drivers/infiniband/hw/mlx5
 	net/sunrpc/xprtrdma
 	net/rds
 	drivers/nvme/host

@@ -26,7 +26,12 @@ if [ "$SRC" != none ]; then
 	while read -r ko; do
 		install -m 0644 "$ko" "$OUT.tmp/lib/modules/$krel/updates/rdma-reset/"
 		n=$((n + 1))
-	done < <(find "$SRC" -name '*.ko' -not -path '*/tests/*')
+	done < <(find "$SRC" -name '*.ko' -not -path '*/tests/*' \
+		-not -path '*/drivers/infiniband/hw/*')
+	# Optional modules where scripts/install.sh puts them: below Debian's.
+	mkdir -p "$OUT.tmp/lib/modules/$krel/rdma-reset-optional"
+	find "$SRC" -name '*.ko' -path '*/drivers/infiniband/hw/*' \
+		-exec install -m 0644 {} "$OUT.tmp/lib/modules/$krel/rdma-reset-optional/" \;
 	[ "$n" -gt 0 ] || { echo "modtree: no modules built in $SRC" >&2; exit 1; }
 fi
 # Extra modules built for the tests only (tests/modules) go to extra/.
