@@ -70,17 +70,23 @@ line=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' "$KDIR/deb-version")
 PD=$TOP/patches
 [ "$line" = 6.12 ] || PD=$TOP/patches-$line
 [ -f "$PD/series" ] || { echo "prepare-src: no series for Linux $line ($PD/series)" >&2; exit 1; }
-while read -r p _; do
-	case "$p" in ''|'#'*) continue ;; esac
-	if ! patch -d "$stage" -p1 -s -N -F0 --no-backup-if-mismatch \
-		-i "$PD/$p" >"$stage.patch.log" 2>&1; then
-		cat "$stage.patch.log" >&2
-		echo "prepare-src: patch $p does not apply" >&2
-		exit 1
-	fi
-	echo "  PATCH   $p"
-done <"$PD/series"
-rm -f "$stage.patch.log"
+# apply_series DIR TAG: apply DIR/series in order to the stage (stops
+# naming the first patch that does not apply).
+apply_series() {
+	local p
+	while read -r p _; do
+		case "$p" in ''|'#'*) continue ;; esac
+		if ! patch -d "$stage" -p1 -s -N -F0 --no-backup-if-mismatch \
+			-i "$1/$p" >"$stage.patch.log" 2>&1; then
+			cat "$stage.patch.log" >&2
+			echo "prepare-src: $1/$p does not apply" >&2
+			exit 1
+		fi
+		printf '  %-7s %s\n' "$2" "$p"
+	done <"$1/series"
+	rm -f "$stage.patch.log"
+}
+apply_series "$PD" PATCH
 
 for d in drivers include tests/modules; do
 	[ -d "$TOP/$d" ] && mkdir -p "$stage/$d" && cp -a "$TOP/$d/." "$stage/$d/"
@@ -93,17 +99,7 @@ if [ "$line" = 6.12 ]; then
 	for d in drivers include; do
 		cp -a "$TOP/compat/$d/." "$stage/$d/"
 	done
-	while read -r p _; do
-		case "$p" in ''|'#'*) continue ;; esac
-		if ! patch -d "$stage" -p1 -s -N -F0 --no-backup-if-mismatch \
-			-i "$TOP/compat/patches/$p" >"$stage.patch.log" 2>&1; then
-			cat "$stage.patch.log" >&2
-			echo "prepare-src: compat patch $p does not apply" >&2
-			exit 1
-		fi
-		echo "  COMPAT  $p"
-	done <"$TOP/compat/patches/series"
-	rm -f "$stage.patch.log"
+	apply_series "$TOP/compat/patches" COMPAT
 fi
 
 mkdir -p "$SRC"
