@@ -144,7 +144,7 @@ check: modules
 # default lane, the one make check ran, is not among them.)  A version pin
 # (DEB_VERSION, KVER, TARGET) names one lane's kernel: with one, make check
 # skips check-lanes and check-lanes refuses.
-SMOKE_CASES ?= 008 006 010 011 031 040 050
+SMOKE_CASES ?= 008 009 006 010 011 031 040 050
 check-lanes:
 	@$(if $(LANE_PIN),echo "check-lanes: a kernel pin (DEB_VERSION/KVER/TARGET) is one lane's; run it without" >&2; exit 1)
 	@rc=0; for l in $(filter-out bookworm-6.12 $(KLANE),$(LANES)); do \

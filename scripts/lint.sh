@@ -32,7 +32,7 @@ fails=0
 bad() { echo "lint: $*"; fails=$((fails + 1)); }
 
 cd "$TOP"
-mapfile -t ours < <(find drivers include tests/modules compat -name '*.[ch]' | sort)
+mapfile -t ours < <(find drivers include tests/modules tests/vm compat -name '*.[ch]' | sort)
 mapfile -t series < <(awk '!/^#/ && NF { print $1 }' patches/series)
 # The 7.2 port of the series (the sid-7.2 lane) is checked the same way.
 mapfile -t series72 < <([ ! -f patches-7.2/series ] || awk '!/^#/ && NF { print $1 }' patches-7.2/series)
