@@ -170,7 +170,8 @@ series-export:
 	@PATCHDIR=$(PATCHDIR) SERIES_TREE=$(B)/series-tree scripts/series.sh $(TOP) $(KERNELDIR) export
 
 patches-bisect: kernel
-	@PATCHDIR=$(PATCHDIR) JOBS=$(JOBS) scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series $(KDIR)
+	@root=$$(scripts/suite-root.sh $(KLANE) $(CACHE)) && \
+	BUILD_ROOT="$$root" PATCHDIR=$(PATCHDIR) JOBS=$(JOBS) scripts/mkpatches.sh $(TOP) $(KERNELDIR) $(B)/series $(KDIR)
 
 demo: modules
 	@LANE=$(LANE) CACHE=$(CACHE) tests/demo.sh

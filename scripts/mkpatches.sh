@@ -14,7 +14,8 @@
 #   3. the series is formatted and applied again with `git am` to a fresh
 #      copy of the base, which must give the same tree.
 # With KDIR (make patches-bisect), every commit is also built against the
-# kernel headers in KDIR: each patch must build on its own.
+# kernel headers in KDIR: each patch must build on its own.  BUILD_ROOT: the
+# root filesystem the lane builds in (scripts/suite-root.sh; empty: here).
 set -euo pipefail
 
 [ $# -ge 3 ] || { echo "usage: $0 TOPDIR KERNELDIR OUT [KDIR]" >&2; exit 2; }
@@ -54,7 +55,7 @@ trap 'rm -f "$all"' EXIT
 for p in "${OUT:?}"/0[0-9][0-9][0-9]-*.patch; do
 	case "$p" in */0000-cover-letter.patch) continue ;; esac
 	perl "$KERNELDIR/pristine/scripts/get_maintainer.pl" --no-tree --no-git \
-		--no-git-fallback --norolestats \
+		--no-git-fallback --no-fixes --norolestats \
 		--mpath "$KERNELDIR/pristine/MAINTAINERS" "$p" | tee -a "$all" |
 		python3 "$TOP/scripts/add-cc.py" "$p"
 done
@@ -90,7 +91,8 @@ for c in $(git rev-list --reverse base..HEAD); do
 		--exclude='modules.order' --exclude='Module.symvers' --exclude='*.a' \
 		./ "$B/"
 	cp "$W/Kbuild" "$B/Kbuild"
-	if ! make -s -C "$KDIR" M="$B" NOSTDINC_FLAGS="-I$B/include" \
+	if ! "$TOP/scripts/in-root.sh" "${BUILD_ROOT:-}" "$TOP" \
+		make -s -C "$KDIR" M="$B" NOSTDINC_FLAGS="-I$B/include" \
 		-j"${JOBS:-$(nproc)}" modules >"$W/build.log" 2>&1; then
 		cat "$W/build.log"
 		echo "mkpatches: does not build: $(git log -1 --format=%s "$c")" >&2

@@ -6,8 +6,8 @@
  * listen again when it is back, with no change to the ULP (see
  * Documentation/infiniband/device-reset.rst).  An id may also ask to be
  * told, through a callback of its own: the values below are deliberately
- * not part of enum rdma_cm_event_type, whose every new value would change
- * the CRC of 130 exported symbols.
+ * not part of enum rdma_cm_event_type, whose new values every event handler
+ * that switches on the type would see.
  */
 #ifndef _RDMA_CM_RESET_H
 #define _RDMA_CM_RESET_H

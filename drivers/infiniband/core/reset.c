@@ -7,8 +7,11 @@
  * A client takes part through the reset callbacks of its struct ib_client,
  * a driver through ib_device_ops.reset.  Per-device state is in a list of
  * its own (struct reset_dev).  A re-registration reset is kept by device
- * identity (driver id, node_guid, namespace), used only while that identity
- * is unique, never by a device pointer that could outlive its device.
+ * identity, never by a device pointer that could outlive its device: the
+ * reset key its driver declared (ib_device_set_reset_key()), with driver
+ * id, node_guid and namespace; for a driver that declares none, the last
+ * three, used only while no other device shares them.  The admin interface
+ * (reset_sysfs.c) reads the state through ib_reset_dev_state().
  */
 #define pr_fmt(fmt) "rdma_reset: " fmt
 
@@ -18,8 +21,6 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <linux/ktime.h>
-#include <linux/capability.h>
-#include <linux/kernfs.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_reset.h>
 
@@ -163,13 +164,6 @@ static bool reset_on_unregister_lists(struct ib_device *dev)
  * reset_lock.
  */
 
-/* What admins see in sysfs: a device's completed resets. */
-struct reset_hist {
-	unsigned int count;
-	u64 last_ms;
-	const char *last_outcome;	/* static string */
-};
-
 /*
  * One registered device: from ib_reset_device_registering() to
  * ib_reset_device_unregistering(), so @dev is valid (and its name may be
@@ -187,7 +181,7 @@ struct reset_dev {
 	bool expect;		/* the next unregistration is a reset */
 	unsigned int blocks;
 	u64 key;		/* ib_device_set_reset_key(), 0: none */
-	struct reset_hist hist;
+	struct ib_reset_hist hist;
 };
 
 static LIST_HEAD(reset_devs);
@@ -273,7 +267,7 @@ struct ib_reset {
 	struct ib_device *dev;
 	bool coming_back;	/* clients get reset_done, not prepare */
 	ktime_t start;
-	struct reset_hist hist;	/* re-register: the device's, carried over */
+	struct ib_reset_hist hist;	/* re-register: the device's, carried over */
 	struct list_head kept;	/* struct reset_kept, in prepare order */
 	struct delayed_work timeout;
 };
@@ -830,8 +824,6 @@ void ib_reset_device_unregistering(struct ib_device *dev)
 	bool is_reset;
 	u64 key;
 
-	ib_reset_sysfs_remove(dev);
-
 	r = reset_new(dev, "re-register");
 	mutex_lock(&reset_lock);
 	rd = find_dev(dev);
@@ -923,13 +915,12 @@ void ib_reset_device_registering(struct ib_device *dev)
 		rd->dev = dev;
 		rd->key = key;
 		rd->hist = r ? r->hist :
-			(struct reset_hist){ .last_outcome = "none" };
+			(struct ib_reset_hist){ .last_outcome = "none" };
 		list_add_tail(&rd->list, &reset_devs);
 	}
 	mutex_unlock(&reset_lock);
 	if (!rd)
 		dev_warn(&dev->dev, "no memory for its reset state: it cannot be reset in place\n");
-	ib_reset_sysfs_add(dev);
 
 	/* The timeout sees coming_back and stops; wait for it if it runs. */
 	if (r)
@@ -1102,132 +1093,24 @@ int ib_device_reset(struct ib_device *dev)
 }
 EXPORT_SYMBOL(ib_device_reset);
 
-/*
- * sysfs: /sys/class/infiniband/<dev>/reset/
+/**
+ * ib_reset_dev_state() - a device's reset state, for the admin interface
+ * @dev: a registered device
+ * @hist: filled with a copy of its reset history
+ *
+ * Return: true while a reset of @dev is in progress.
  */
-/* A copy of @device's reset history. */
-static struct reset_hist dev_hist(struct device *device)
+bool ib_reset_dev_state(struct ib_device *dev, struct ib_reset_hist *hist)
 {
-	struct ib_device *dev = rdma_device_to_ibdev(device);
-	struct reset_hist copy = { .last_outcome = "none" };
 	struct reset_dev *rd;
-
-	mutex_lock(&reset_lock);
-	rd = find_dev(dev);
-	if (rd)
-		copy = rd->hist;
-	mutex_unlock(&reset_lock);
-	return copy;
-}
-
-static ssize_t state_show(struct device *device, struct device_attribute *attr,
-			  char *buf)
-{
-	struct ib_device *dev = rdma_device_to_ibdev(device);
 	bool resetting;
 
 	mutex_lock(&reset_lock);
+	rd = find_dev(dev);
+	*hist = rd ? rd->hist : (struct ib_reset_hist){ .last_outcome = "none" };
 	resetting = find_reset_by_dev(dev);
 	mutex_unlock(&reset_lock);
-	return sysfs_emit(buf, "%s\n", resetting ? "resetting" : "idle");
-}
-static DEVICE_ATTR_RO(state);
-
-static ssize_t count_show(struct device *device, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%u\n", dev_hist(device).count);
-}
-static DEVICE_ATTR_RO(count);
-
-static ssize_t last_duration_ms_show(struct device *device,
-				     struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%llu\n", dev_hist(device).last_ms);
-}
-static DEVICE_ATTR_RO(last_duration_ms);
-
-static ssize_t last_outcome_show(struct device *device,
-				 struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", dev_hist(device).last_outcome);
-}
-static DEVICE_ATTR_RO(last_outcome);
-
-/* Both write-only attributes take "1" and need CAP_SYS_ADMIN. */
-static int reset_write_check(struct ib_device *dev, const char *attr,
-			     const char *buf)
-{
-	bool v;
-
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	if (kstrtobool(buf, &v) || !v) {
-		dev_warn(&dev->dev, "reset/%s: write 1\n", attr);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static ssize_t trigger_store(struct device *device,
-			     struct device_attribute *attr, const char *buf,
-			     size_t count)
-{
-	struct ib_device *dev = rdma_device_to_ibdev(device);
-	int ret = reset_write_check(dev, "trigger", buf);
-
-	if (ret)
-		return ret;
-	ret = ib_device_reset(dev);
-	return ret ? ret : count;
-}
-static DEVICE_ATTR_WO(trigger);
-
-static ssize_t expect_store(struct device *device,
-			    struct device_attribute *attr, const char *buf,
-			    size_t count)
-{
-	struct ib_device *dev = rdma_device_to_ibdev(device);
-	int ret = reset_write_check(dev, "expect", buf);
-
-	if (ret)
-		return ret;
-	ib_device_reset_expect(dev);
-	return count;
-}
-static DEVICE_ATTR_WO(expect);
-
-static struct attribute *reset_attrs[] = {
-	&dev_attr_state.attr,
-	&dev_attr_count.attr,
-	&dev_attr_last_duration_ms.attr,
-	&dev_attr_last_outcome.attr,
-	&dev_attr_trigger.attr,
-	&dev_attr_expect.attr,
-	NULL,
-};
-
-static const struct attribute_group reset_attr_group = {
-	.name = "reset",
-	.attrs = reset_attrs,
-};
-
-void ib_reset_sysfs_add(struct ib_device *dev)
-{
-	if (sysfs_create_group(&dev->dev.kobj, &reset_attr_group))
-		dev_warn(&dev->dev, "no reset attributes in sysfs\n");
-}
-
-void ib_reset_sysfs_remove(struct ib_device *dev)
-{
-	struct kernfs_node *kn;
-
-	/* Absent when registration failed before it was added. */
-	kn = kernfs_find_and_get(dev->dev.kobj.sd, reset_attr_group.name);
-	if (!kn)
-		return;
-	kernfs_put(kn);
-	sysfs_remove_group(&dev->dev.kobj, &reset_attr_group);
+	return resetting;
 }
 
 /* ib_core_init(). */
