@@ -70,23 +70,29 @@ line=$(sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' "$KDIR/deb-version")
 PD=$TOP/patches
 [ "$line" = 6.12 ] || PD=$TOP/patches-$line
 [ -f "$PD/series" ] || { echo "prepare-src: no series for Linux $line ($PD/series)" >&2; exit 1; }
-# apply_series DIR TAG: apply DIR/series in order to the stage (stops
-# naming the first patch that does not apply).
+# apply_series DIR TAG [OURS...]: apply DIR/series in order to the stage
+# (stops naming the first patch that does not apply), without the sections
+# that change one of OURS: those files are laid over in their final form.
 apply_series() {
-	local p
+	local p dir=$1 tag=$2
+	shift 2
 	while read -r p _; do
 		case "$p" in ''|'#'*) continue ;; esac
+		"$TOP/scripts/patch-files.sh" drop "$@" <"$dir/$p" >"$stage.patch"
+		grep -q '^--- ' "$stage.patch" || continue
 		if ! patch -d "$stage" -p1 -s -N -F0 --no-backup-if-mismatch \
-			-i "$1/$p" >"$stage.patch.log" 2>&1; then
+			-i "$stage.patch" >"$stage.patch.log" 2>&1; then
 			cat "$stage.patch.log" >&2
-			echo "prepare-src: $1/$p does not apply" >&2
+			echo "prepare-src: $dir/$p does not apply" >&2
 			exit 1
 		fi
-		printf '  %-7s %s\n' "$2" "$p"
-	done <"$1/series"
-	rm -f "$stage.patch.log"
+		printf '  %-7s %s\n' "$tag" "$p"
+	done <"$dir/series"
+	rm -f "$stage.patch" "$stage.patch.log"
 }
-apply_series "$PD" PATCH
+# Our new files: the series lists each after the patch that adds it.
+mapfile -t ours < <(awk '!/^#/ { for (i = 2; i <= NF; i++) print $i }' "$PD/series")
+apply_series "$PD" PATCH "${ours[@]}"
 
 for d in drivers include tests/modules; do
 	[ -d "$TOP/$d" ] && mkdir -p "$stage/$d" && cp -a "$TOP/$d/." "$stage/$d/"

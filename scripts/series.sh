@@ -14,7 +14,9 @@
 #           in base..HEAD (numbered by position, named as git format-patch
 #           names them), patches/series, and every new file at its path in
 #           the project.  A file the base does not have is a new file (ours):
-#           it is copied, not diffed, and listed after the patch that adds it.
+#           it is copied in its final form, not diffed, and listed after the
+#           patch that adds it; a later commit that changes it carries its
+#           diff, which `tree` reverts to rebuild the earlier versions.
 #
 # The tree's HEAD and the project's patches at the last sync are recorded
 # (build/series-tree/.git/exported, patches.sum): `tree` refuses to drop
@@ -66,6 +68,23 @@ mktree() {
 	git add -A
 	git commit -q -m "Debian linux-source $(cat "$KERNELDIR/deb-version"): RDMA subtrees"
 	git tag base
+	# Each new file as the commit that adds it has it: its final form with
+	# the later patches' sections on it reverted, the last one first.
+	local v=$T/.git/new-files l later
+	mkdir -p "$v"
+	while read -r p files; do
+		for f in $files; do
+			mkdir -p "$v/$(dirname "$f")"
+			cp "$TOP/$f" "$v/$f"
+			mapfile -t later < <(entries | awk -v p="$p" 'seen { print $1 } $1 == p { seen = 1 }' | tac)
+			for l in "${later[@]}"; do
+				"$TOP/scripts/patch-files.sh" keep "$f" <"$P/$l" >"$v/.section"
+				[ -s "$v/.section" ] || continue
+				patch -d "$v" -p1 -s -R -F0 --no-backup-if-mismatch -i "$v/.section" ||
+					die "$l: its change to $f does not revert from $f"
+			done
+		done
+	done < <(entries)
 	while read -r p files; do
 		author=$(sed -n 's/^From: //p;/^$/q' "$P/$p" | head -1)
 		{
@@ -77,17 +96,18 @@ mktree() {
 			die "$p does not apply"
 		for f in $files; do
 			mkdir -p "$(dirname "$f")"
-			cp "$TOP/$f" "$f"
+			cp "$v/$f" "$f"
 		done
 		git add -A
 		git commit -q --author="$author" -F "$T/.git/msg"
 	done < <(entries)
+	rm -rf "$v"
 	mark
 	echo "  TREE    $T: $(git rev-list --count base..HEAD) commits on tag base"
 }
 
 export_tree() {
-	local c n=0 name names subject newfiles old f st series last
+	local c n=0 name names subject old f st series last
 	[ -d "$T/.git" ] || die "no tree at $T (make series-tree)"
 	cd "$T"
 	[ -z "$(git status --porcelain)" ] || die "$T has uncommitted changes"
@@ -108,15 +128,12 @@ export_tree() {
 		name=${names[n - 1]##*/}
 		name=$(printf '%04d%s' "$n" "${name#[0-9][0-9][0-9][0-9]}")
 		subject=$(git log -1 --format=%s "$c")
-		newfiles=()
 		while read -r st f; do
-			if git cat-file -e "base:$f" 2>/dev/null; then
-				continue
-			fi
-			case "$st" in
-			A | M) newfiles+=("$f") ;;
-			*) die "$subject: $st $f: a new file can only be added or changed" ;;
-			esac
+			git cat-file -e "base:$f" 2>/dev/null ||
+				case "$st" in
+				A | M) ;;
+				*) die "$subject: $st $f: a new file can only be added or changed" ;;
+				esac
 		done < <(git diff --no-renames --name-status "$c^" "$c")
 		{
 			echo "From: $(git log -1 --format='%an <%ae>' "$c")"
@@ -124,33 +141,37 @@ export_tree() {
 			echo
 			git log -1 --format=%b "$c" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
 			echo "---"
-			# The diff of the files the base has; not of our new files.
-			mapfile -t old < <(git diff --no-renames --name-only "$c^" "$c" |
-				while read -r f; do git cat-file -e "base:$f" 2>/dev/null && echo "$f"; done)
-			[ ${#old[@]} -gt 0 ] || die "$subject: changes no file of the base"
+			# The diff of the files the commit changes, not of the new
+			# files it adds: those are copied, and one a later commit
+			# changes gets that commit's diff (scripts/patch-files.sh).
+			mapfile -t old < <(git diff --no-renames --name-status "$c^" "$c" |
+				awk '$1 != "A" { print $2 }')
+			[ ${#old[@]} -gt 0 ] || die "$subject: changes no file, only adds new ones"
 			git diff --no-renames "$c^" "$c" -- "${old[@]}" | grep -v '^index '
 		} >"$out/$name"
-		# A new file changed in the tree since the last export is written
-		# back, unless the project changed it too; one the tree did not
-		# change keeps the project's copy (edited there meanwhile).
-		for f in "${newfiles[@]}"; do
-			if [ "$(git show "$c:$f" | md5sum)" = "$(git show "$last:$f" 2>/dev/null | md5sum)" ]; then
-				continue
-			fi
-			if [ -f "$TOP/$f" ] &&
-			   [ "$(md5sum <"$TOP/$f")" != "$(git show "$last:$f" 2>/dev/null | md5sum)" ] &&
-			   [ "$(md5sum <"$TOP/$f")" != "$(git show "$c:$f" | md5sum)" ]; then
-				die "$f changed both in the project and in $T"
-			fi
-			mkdir -p "$(dirname "$TOP/$f")"
-			git show "$c:$f" >"$TOP/$f"
-		done
-		# A new file belongs to the patch that adds it.
+		# A new file belongs to the patch that adds it (in its final form:
+		# the tree rebuilds the earlier ones by reverting later diffs).
 		echo "$name $(git diff --no-renames --name-status --diff-filter=A "$c^" "$c" |
 			awk '{ print $2 }' | while read -r f; do
 				git cat-file -e "base:$f" 2>/dev/null || echo "$f"; done | tr '\n' ' ')" |
 			sed 's/ *$//' >>"$series"
 	done
+	# A new file the tree changed since the last export is written back
+	# in its final form, unless the project changed it too; one the tree
+	# did not change keeps the project's copy (edited there meanwhile).
+	while read -r f; do
+		git cat-file -e "base:$f" 2>/dev/null && continue
+		if [ "$(git show "HEAD:$f" | md5sum)" = "$(git show "$last:$f" 2>/dev/null | md5sum)" ]; then
+			continue
+		fi
+		if [ -f "$TOP/$f" ] &&
+		   [ "$(md5sum <"$TOP/$f")" != "$(git show "$last:$f" 2>/dev/null | md5sum)" ] &&
+		   [ "$(md5sum <"$TOP/$f")" != "$(git show "HEAD:$f" | md5sum)" ]; then
+			die "$f changed both in the project and in $T"
+		fi
+		mkdir -p "$(dirname "$TOP/$f")"
+		git show "HEAD:$f" >"$TOP/$f"
+	done < <(git diff --no-renames --name-only base HEAD)
 	mkdir -p "$P"
 	rm -f "$P"/[0-9][0-9][0-9][0-9]-*.patch
 	cp "$out"/[0-9][0-9][0-9][0-9]-*.patch "$P/"
