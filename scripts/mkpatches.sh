@@ -78,6 +78,21 @@ git diff --quiet HEAD "$final" ||
 cd "$W/tree"
 echo "  PATCHES $n patches + cover letter in $OUT (git am: applies cleanly)"
 
+# Each patch as it would be posted, new files included, through the
+# checkpatch of the kernel the series is for.  No git history here, so a
+# Fixes: id cannot be looked up (UNKNOWN_COMMIT_ID); every new file is
+# under a directory MAINTAINERS already lists (drivers/infiniband/,
+# include/rdma/, Documentation/infiniband/), which FILE_PATH_CHANGES, a
+# reminder on any added file, does not look at.
+bad=0
+for p in "${patches[@]:1}"; do
+	perl "$KERNELDIR/pristine/scripts/checkpatch.pl" --strict --no-tree -q \
+		--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$p" >"$W/checkpatch.out" 2>&1 ||
+		{ bad=1; cat "$W/checkpatch.out"; }
+done
+[ $bad = 0 ] || { echo "mkpatches: checkpatch --strict complains (above)" >&2; exit 1; }
+echo "  CHECKPATCH $n patches, --strict: clean"
+
 [ -n "$KDIR" ] || exit 0
 
 # Bisectability: build every commit, incrementally, in one build tree.

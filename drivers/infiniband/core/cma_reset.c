@@ -339,7 +339,7 @@ static int cma_reset_add_one(struct ib_device *dev)
 {
 	struct cma_reset_dev *rd;
 
-	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	rd = kzalloc_obj(*rd);
 	if (!rd)
 		return -ENOMEM;
 	reset_dev_own(rd, dev);
@@ -369,7 +369,7 @@ static void cma_reset_prepare(struct ib_device *dev, void *data)
 
 	reset_dev_release(rd);
 	while ((id_priv = cma_reset_next_bound_listener(dev))) {
-		k = kzalloc(sizeof(*k), GFP_KERNEL | __GFP_NOFAIL);
+		k = kzalloc_obj(*k, GFP_KERNEL | __GFP_NOFAIL);
 		mutex_lock(&id_priv->handler_mutex);
 		if (!cma_reset_is_bound_listener(id_priv)) {
 			/* Being destroyed: it releases the device itself. */
@@ -509,7 +509,7 @@ int rdma_set_reset_handler(struct rdma_cm_id *id,
 	if (!rdma_is_kernel_res(&id_priv->res))
 		return -EINVAL;
 	if (handler) {
-		new = kzalloc(sizeof(*new), GFP_KERNEL);
+		new = kzalloc_obj(*new);
 		if (!new)
 			return -ENOMEM;
 		new->id = id;

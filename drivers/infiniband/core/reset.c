@@ -422,7 +422,7 @@ static void reset_timeout_work(struct work_struct *work);
 
 static struct ib_reset *reset_new(struct ib_device *dev, const char *kind)
 {
-	struct ib_reset *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	struct ib_reset *r = kzalloc_obj(*r);
 
 	if (!r)
 		return NULL;
@@ -603,7 +603,7 @@ void ib_device_set_reset_key(struct ib_device *dev, u64 key)
 	struct reset_dev *rd;
 
 	if (key)
-		new = kzalloc(sizeof(*new), GFP_KERNEL);
+		new = kzalloc_obj(*new);
 	mutex_lock(&reset_lock);
 	rd = find_dev(dev);
 	if (rd) {
@@ -753,7 +753,7 @@ bool ib_reset_client_remove(struct ib_device *dev, struct ib_client *client,
 
 	if (!client_has_reset(client))
 		return false;
-	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	k = kzalloc_obj(*k);
 	mutex_lock(&reset_lock);
 	r = find_reset_by_dev(dev);
 	if (!r || r->coming_back || !k) {
@@ -889,7 +889,7 @@ void ib_reset_device_unregistered(struct ib_device *dev)
  */
 void ib_reset_device_registering(struct ib_device *dev)
 {
-	struct reset_dev *rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	struct reset_dev *rd = kzalloc_obj(*rd);
 	struct reset_prekey *pk;
 	struct ib_reset *r;
 	u64 key = 0;
