@@ -30,7 +30,7 @@ dir=$dest/lib/modules/$krel
 upd=$dir/updates/rdma-reset
 # The optional modules (scripts/modules.sh --optional: mlx5_ib) go where
 # depmod ranks them below Debian's own, until the admin chooses them
-# (Documentation/infiniband/device-reset.rst, "Hardware drivers").
+# (Documentation/rdma-reset/install.rst, "mlx5_ib, optional").
 opt=$dir/rdma-reset-optional
 
 case "$op" in
