@@ -490,11 +490,9 @@ void cma_reset_forget(struct rdma_id_private *id_priv)
  *
  * The events are informational: the listener is kept whether or not it
  * asked for them.  They are delivered through this separate callback, not
- * as new enum rdma_cm_event_type values, because a new value would change
- * the CRC of 130 exported symbols (the enum reaches struct ib_device_ops
- * through fill_res_cm_id_entry) and stop every stock RDMA module from
- * loading.  The handler runs in process context without the id's
- * handler_mutex and may sleep; it must not destroy @id.
+ * as new enum rdma_cm_event_type values, which every event handler that
+ * switches on the type would see.  The handler runs in process context
+ * without the id's handler_mutex and may sleep; it must not destroy @id.
  *
  * Context: process context, may sleep.
  * Return: 0, -EINVAL for a userspace id, or -ENOMEM.
