@@ -223,16 +223,21 @@ log_after_cases() {
 }
 
 # report_trace KLOG: the first kernel report's context and call trace (its
-# workqueue or task, and the reliable frames: "? " ones are guesses), so
-# that a failure seen once, in CI, can be read from the verdict alone.
+# workqueue or task, a page fault's kind and RIP, and the reliable frames:
+# "? " ones are guesses, printed only when no frame is reliable, as after a
+# jump into freed code, and then only those above the exception's own), so that a failure seen once, in CI, can be read
+# from the verdict alone.
 report_trace() {
 	awk -v bad="$BAD" '
 		!on && $0 ~ bad { on = 1; tr = /Call Trace:/; next }
 		!on { next }
 		/---\[ end trace|<\/TASK>/ || n >= 16 { exit }
-		/ (Workqueue|CPU): / { sub(/^\[[ 0-9.]+\] */, ""); print "     k " $0; next }
+		/ (Workqueue|CPU): |#PF: | RIP: / { sub(/^\[[ 0-9.]+\] */, ""); print "     k " $0; next }
 		/Call Trace:/ { tr = 1; next }
-		tr && !/ \? / && /\+0x/ { sub(/^\[[ 0-9.]+\] */, ""); print "     k " $0; n++ }
+		tr && /asm_exc_/ { q = 0; next }
+		tr && / \? / && /\+0x/ && q < 8 { sub(/^\[[ 0-9.]+\] */, ""); guess[q++] = $0; next }
+		tr && /\+0x/ { sub(/^\[[ 0-9.]+\] */, ""); print "     k " $0; n++ }
+		END { if (!n) for (i = 0; i < q; i++) print "     k " guess[i] }
 	' "$1"
 }
 
