@@ -47,6 +47,7 @@ target() {
 	*.stall_ms) echo "<= 100" ;;
 	nvme.scale.32_vs_1) echo "<= 3" ;;
 	datapath.ours_vs_stock) echo ">= 0.98" ;;
+	datapath.*_spread_pct) echo "<= 2" ;;
 	*) echo "" ;;
 	esac
 }

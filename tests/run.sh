@@ -7,7 +7,9 @@
 # name or a prefix of names: 03 runs the 03x band) against the built
 # module set.  Cases that share a VM run in one boot; a case whose
 # header says "VM: fresh" gets a boot of its own ("VM: one-thread": one
-# on single-threaded TCG), and one that says "VM: two-node" gets two VMs joined by a QEMU socket network (see
+# on single-threaded TCG; "VM: icount": one on single-threaded TCG whose
+# guest clock counts instructions, QEMU's -icount, for benchmarks that
+# must not see the host's noise), and one that says "VM: two-node" gets two VMs joined by a QEMU socket network (see
 # tests/lib/node.sh): it runs on the initiator node and drives the target
 # node through a mailbox directory both share.  For every case this prints
 # PASS or FAIL with its time, and at the end "N passed, N failed".  A case
@@ -155,15 +157,16 @@ fi
 [ ${#cases[@]} -gt 0 ] || die "no test cases"
 
 # Group: consecutive shared cases share a boot; fresh ones boot alone.
-batches=() twonode=() onethread=() cur=""
+batches=() twonode=() onethread=() icount=() cur=""
 for c in "${cases[@]}"; do
 	t=${CASE_TIMEOUT:-$(header "$CASEDIR/$c" TIMEOUT)}; t=$((${t:-300} * ${RR_TIME_SCALE:-1}))
 	vm=$(header "$CASEDIR/$c" VM)
-	if [ "$vm" = fresh ] || [ "$vm" = two-node ] || [ "$vm" = one-thread ]; then
+	if [ "$vm" = fresh ] || [ "$vm" = two-node ] || [ "$vm" = one-thread ] || [ "$vm" = icount ]; then
 		[ -n "$cur" ] && batches+=("$cur")
 		batches+=("$c:$t") cur=""
 		[ "$vm" = two-node ] && twonode[${#batches[@]}]=1
 		[ "$vm" = one-thread ] && onethread[${#batches[@]}]=1
+		[ "$vm" = icount ] && icount[${#batches[@]}]=1
 	else
 		cur="${cur:+$cur }$c:$t"
 	fi
@@ -257,8 +260,15 @@ run_vm() {
 	# seen there when a vCPU stops for a whole time slice in the middle of
 	# one of them, as a preempted host thread would.
 	VM_ACCEL=$ACCEL
-	if [ -n "${twonode[$n]:-}" ] || [ -n "${onethread[$n]:-}" ]; then
+	if [ -n "${twonode[$n]:-}" ] || [ -n "${onethread[$n]:-}" ] || [ -n "${icount[$n]:-}" ]; then
 		case $ACCEL in "-accel tcg "*) VM_ACCEL="-accel tcg,thread=single ${ACCEL#-accel tcg }" ;; esac
+	fi
+	# -icount shift=0: 1 ns of guest time per instruction; sleep=off: an
+	# idle guest's clock jumps to its next timer.  The guest sees
+	# RR_ICOUNT=1.
+	unset RR_ICOUNT
+	if [ -n "${icount[$n]:-}" ]; then
+		case $VM_ACCEL in "-accel tcg,"*) VM_ACCEL="$VM_ACCEL -icount shift=0,sleep=off"; export RR_ICOUNT=1 ;; esac
 	fi
 	for c in $todo; do bound=$((bound + ${c#*:} + 20)); done
 	if [ -n "${twonode[$n]:-}" ]; then
