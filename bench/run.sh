@@ -46,8 +46,8 @@ target() {
 	*.recovery_ratio) echo "<= 1.2" ;;
 	*.stall_ms) echo "<= 100" ;;
 	nvme.scale.32_vs_1) echo "<= 3" ;;
-	datapath.ours_vs_stock) echo ">= 0.98" ;;
-	datapath.*_spread_pct) echo "<= 2" ;;
+	datapath.ours_vs_stock_cpu) echo ">= 0.98" ;;
+	datapath.*cpu_spread_pct|datapath.ratio_spread_pct) echo "<= 2" ;;
 	*) echo "" ;;
 	esac
 }
