@@ -6,7 +6,13 @@
  *
  * - reset_prepare: every connection on the device is failed towards
  *   iscsid (which starts session recovery) and releases its QP, PD and
- *   pools at once, instead of when RDMA CM removes the device.
+ *   pools at once, instead of when RDMA CM removes the device.  A connect
+ *   still under way is left to its RDMA CM handler: an event of it can be
+ *   on its way to ib_iser already (RDMA CM checked the QP, then waits for
+ *   state_mutex), so its QP and device are not taken from under it.  Its
+ *   next event finds the device resetting (iser_reset_refuse()), or the
+ *   DEVICE_REMOVAL that follows in the same reset ends it, and the connect
+ *   is parked.
  *
  * - While a device resets, a connect (iscsid's ep_connect for the
  *   recovering session) creates nothing on it, and one that fails because
@@ -134,6 +140,29 @@ bool iser_reset_park(struct iser_conn *iser_conn, struct rdma_cm_id *cma_id)
 	return true;
 }
 
+/**
+ * iser_reset_refuse - refuse to go on with a connect over a resetting device
+ * @iser_conn: a connection being set up, state_mutex held, called from its
+ *	RDMA CM handler
+ * @cma_id: its RDMA CM id, which has a device
+ *
+ * Nothing is set up on a device that is going down for a reset, and a
+ * connect answered while it goes down does not go up there.  The caller
+ * fails the connect, which iser_cma_handler() then parks.
+ *
+ * Return: true if the device of @cma_id is resetting.
+ */
+bool iser_reset_refuse(struct iser_conn *iser_conn, struct rdma_cm_id *cma_id)
+{
+	lockdep_assert_held(&iser_conn->state_mutex);
+
+	if (!ib_device_is_resetting(cma_id->device))
+		return false;
+	pr_info("%s: %s is resetting, not connecting over it\n",
+		iser_conn->name, dev_name(&cma_id->device->dev));
+	return true;
+}
+
 static int iser_reset_add_one(struct ib_device *ibdev)
 {
 	struct iser_reset_dev *rd;
@@ -179,7 +208,9 @@ static void iser_reset_prepare(struct ib_device *ibdev, void *data)
 	list_for_each_entry(iser_conn, &ig.connlist, conn_list) {
 		ib_conn = &iser_conn->ib_conn;
 		mutex_lock(&iser_conn->state_mutex);
-		if (ib_conn->cma_id && ib_conn->device &&
+		/* A connect under way is left to its handler (see above). */
+		if (iser_conn->state != ISER_CONN_PENDING &&
+		    ib_conn->cma_id && ib_conn->device &&
 		    ib_conn->device->ib_device == ibdev) {
 			pr_info("%s: %s resetting, releasing the connection\n",
 				iser_conn->name, dev_name(&ibdev->dev));
