@@ -39,6 +39,9 @@
  * connection has no cma_id and no IB resources; only the code here (under
  * the first two) and iser_conn_release() (which unlinks it from
  * ig.connlist first) touch it.  Its parked_on is only compared.
+ * The QP and device of a connection that is connecting (ISER_CONN_PENDING)
+ * are released only by its RDMA CM handler, never by reset_prepare: an
+ * event of it may be past RDMA CM's checks and waiting for state_mutex.
  */
 #define pr_fmt(fmt) "iser: " fmt
 
