@@ -44,6 +44,7 @@ target() {
 	case "$1" in
 	*.stock*|*.reconnect_delay_*) echo "" ;;	# baselines
 	*.recovery_ratio) echo "<= 1.2" ;;
+	*.back_s) echo "<= 1.2" ;;	# seconds after the target's return
 	*.stall_ms) echo "<= 100" ;;
 	nvme.scale.32_vs_1) echo "<= 3" ;;
 	datapath.ours_vs_stock_cpu) echo ">= 0.98" ;;
