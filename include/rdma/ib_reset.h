@@ -55,6 +55,7 @@ int ib_device_reset(struct ib_device *dev);
 void ib_device_reset_expect(struct ib_device *dev);
 void ib_device_set_reset_key(struct ib_device *dev, u64 key);
 bool ib_device_is_resetting(struct ib_device *dev);
+bool ib_device_reset_in_progress(struct ib_device *dev);
 int ib_device_block_reset(struct ib_device *dev);
 void ib_device_unblock_reset(struct ib_device *dev);
 

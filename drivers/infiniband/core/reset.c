@@ -740,6 +740,32 @@ bool ib_device_is_resetting(struct ib_device *dev)
 }
 EXPORT_SYMBOL(ib_device_is_resetting);
 
+/**
+ * ib_device_reset_in_progress - is a reset of @dev under way?
+ * @dev: the device
+ *
+ * True from the start of an in-place reset or a re-registration reset of
+ * @dev until every client has had reset_done (or add) on it: wider than
+ * ib_device_is_resetting(), which ends when reset_done starts.  For the
+ * RDMA stack's own layers, whose state comes back client by client: a
+ * connect request that finds no listener while this is true may be for a
+ * listener that a later client's reset_done brings back (RDMA CM), so
+ * ib_cm leaves it unanswered rather than rejecting it.
+ *
+ * Context: any process context (takes a mutex).
+ * Return: true while a reset of @dev is under way.
+ */
+bool ib_device_reset_in_progress(struct ib_device *dev)
+{
+	bool ret;
+
+	mutex_lock(&reset_lock);
+	ret = find_reset_by_dev(dev);
+	mutex_unlock(&reset_lock);
+	return ret;
+}
+EXPORT_SYMBOL(ib_device_reset_in_progress);
+
 /*
  * Hooks called by device.c.
  */
