@@ -47,6 +47,27 @@ outage_args_check() {
 	[[ "$OUTAGE_REPS" =~ ^[1-9][0-9]?$ ]] || fail "RR_OUTAGE_REPS: '$OUTAGE_REPS' is not a count (1 to 99)"
 }
 
+# outage_longest: the longest of OUTAGES, in whole seconds rounded up.
+outage_longest() {
+	local s max=0
+	for s in $OUTAGES; do
+		s=$(echo "scale=0; ($s + 0.999) / 1" | bc)
+		[ "$s" -le "$max" ] || max=$s
+	done
+	echo "$max"
+}
+
+# outage_timeouts: the reset's kept state must outlast the longest outage:
+# ib_core's reset_timeout_ms (30 s by default, read at each reset) is raised
+# to that outage plus 30 s for our modules (stock ones have none; the value
+# goes with ib_core at stack_unload).  A device away longer than it is
+# treated as removed, which is another measurement (cases 038, 046).
+outage_timeouts() {
+	local p=/sys/module/ib_core/parameters/reset_timeout_ms ms
+	ms=$((($(outage_longest) + 30) * 1000))
+	[ ! -f "$p" ] || [ "$(cat "$p")" -ge "$ms" ] || cfg_w "$p" "$ms"
+}
+
 # outage_tgt SECONDS [stock]: the target's device away for SECONDS and back
 # (returns once it is registered again).  Stock modules have no reset
 # interface: their device is deleted and added, 0.05 s apart at the
@@ -98,6 +119,7 @@ outage_back() {
 # came back makes the median "never" and ends that length.
 outage_table() {
 	local proto=$1 ready=$2 devfn=$3 stock=${4:-} s mode r dev i m
+	outage_timeouts
 	for s in $OUTAGES; do
 		for mode in idle fio; do
 			r=()

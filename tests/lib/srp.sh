@@ -165,3 +165,12 @@ srp_reconnect_delay() {
 		cfg_w "$r" "$1"
 	done
 }
+
+# srp_fast_io_fail_tmo SECONDS: held I/O fails that long after a lost
+# connection (15 s by default; below dev_loss_tmo, 600 s by default).
+srp_fast_io_fail_tmo() {
+	local r
+	for r in /sys/class/srp_remote_ports/port-*/fast_io_fail_tmo; do
+		cfg_w "$r" "$1"
+	done
+}
