@@ -34,6 +34,13 @@
  *   reset_failed: the connections parked for it fail, and iscsid goes on
  *   at its own cadence; replacement_timeout still bounds the outage.
  *
+ * - The target's device resetting: the target drops connect requests
+ *   without a reply until its device is back.  A connect whose request
+ *   went unanswered to the last resend is not failed but connected again
+ *   at once (iser_reset_unanswered()), until iscsid's login timeout ends
+ *   the attempt, so a target that is back is found at the next request
+ *   whenever it returns.
+ *
  * Locking: ig.connlist_mutex, then iser_conn->state_mutex, then
  * iser_reset_lock (the list of resetting devices, innermost).  A parked
  * connection has no cma_id and no IB resources; only the code here (under
@@ -140,6 +147,49 @@ bool iser_reset_park(struct iser_conn *iser_conn, struct rdma_cm_id *cma_id)
 	iser_conn->parked_on = rd;	/* NULL: its device is back (grace) */
 	pr_info("%s: its RDMA device is resetting, the connect waits for it\n",
 		iser_conn->name);
+	return true;
+}
+
+/**
+ * iser_reset_unanswered - connect again after an unanswered connect request
+ * @iser_conn: a connection whose connect just failed (state TERMINATING),
+ *	state_mutex held, called from its RDMA CM handler
+ * @event: the event that failed it
+ *
+ * A target whose RDMA device is away (being reset, or unregistered and
+ * registered again) drops connect requests without a reply, and RDMA CM
+ * reports RDMA_CM_EVENT_UNREACHABLE (-ETIMEDOUT) once the last resend is
+ * unanswered: 12.3 s after the first on RoCE with ISER_CM_REQ_TIMEOUT_MS,
+ * within iscsid's login timeout (15 s by default).  A failed endpoint
+ * costs iscsid a fixed 3 s before it connects again, and nothing is sent
+ * meanwhile: a target back then is found up to 4 s late.  Instead the
+ * connect starts again at once with a new cma_id, as a TCP connect goes on
+ * resending its SYN: iscsid's login timeout still ends the attempt, after
+ * which iscsid connects again at once.  A reject, an address or route
+ * error, a connect with a source address, or a connection that was up
+ * fails as before.
+ *
+ * Return: true if it connects again: its cma_id is to be destroyed by RDMA
+ * CM (the handler returns non-zero) and it no longer refers to it.
+ */
+bool iser_reset_unanswered(struct iser_conn *iser_conn,
+			   const struct rdma_cm_event *event)
+{
+	lockdep_assert_held(&iser_conn->state_mutex);
+
+	if (event->event != RDMA_CM_EVENT_UNREACHABLE ||
+	    event->status != -ETIMEDOUT ||
+	    iser_conn->state != ISER_CONN_TERMINATING ||
+	    !iser_conn->dst_addr.ss_family)
+		return false;
+	iser_free_ib_conn_res(iser_conn, true);
+	iser_conn->ib_conn.cma_id = NULL;
+	iser_conn->state = ISER_CONN_PENDING;
+	iser_conn->parked = true;
+	iser_conn->parked_on = NULL;
+	mod_delayed_work(system_wq, &iser_reset_retry, 0);
+	iser_info("%s: connect request unanswered, connecting again\n",
+		  iser_conn->name);
 	return true;
 }
 
