@@ -16,21 +16,6 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int(
 
 ratio() { echo "scale=2; $1 / $2" | bc; }
 
-# Debian's stock module tree (no updates/): modprobe -d $STOCKROOT.
-# shellcheck disable=SC2034 # for the bench cases
-STOCKROOT=$PROJ/${RR_STOCKROOT:-build/vm/stockroot}
-
-# stack_unload: every RDMA module of either build, top down.
-stack_unload() {
-	local m
-	# Ours and Debian's have the same names; build order reversed is an
-	# order in which nothing unloaded is still used.
-	for m in rr_reset_client $(our_modules | tac); do
-		[ -d "/sys/module/$m" ] && rmmod "$m"
-	done
-	[ ! -d /sys/module/ib_core ] || fail "ib_core still loaded: held by $(ls /sys/module/ib_core/holders)"
-}
-
 # Target outages (bench/cases/08-10).  RR_OUTAGES: the outage lengths in
 # seconds; 0.05 stands for an in-place reset (the device is back within
 # about 0.05 s), any other length for a re-registration reset whose device

@@ -16,20 +16,6 @@ die() { echo "bench: $*" >&2; exit 1; }
 B=$(lane_builddir "$TOP" "${LANE:-}") || die "LANE=$LANE: no such lane (lanes: $LANES)"
 [ -f "$B/kversion.mk" ] || die "nothing built for lane ${LANE:-bookworm-6.12} (make${LANE:+ LANE=$LANE})"
 . "$B/kversion.mk"
-# shellcheck disable=SC2153 # KREL is kversion.mk's
-STOCK=$B/kernel/$KREL/root/lib/modules/$KREL
-SROOT=$B/vm/stockroot
-# The guest finds it under the project (/rr).
-export RR_STOCKROOT=${SROOT#"$TOP"/}
-
-# Debian's module tree alone, for the stock side of the data path.
-if [ ! -d "$SROOT/lib/modules/$KREL" ]; then
-	mkdir -p "$SROOT/lib/modules"
-	cp -al "$STOCK" "$SROOT/lib/modules/$KREL"
-	rm -f "$SROOT/lib/modules/$KREL"/{build,source}
-	depmod -b "$SROOT" "$KREL"
-fi
-
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 CASEDIR=$TOP/bench/cases "$TOP/tests/run.sh" "$@" | tee "$out"
@@ -53,6 +39,7 @@ target() {
 	esac
 }
 {
+	# shellcheck disable=SC2153 # KREL is kversion.mk's
 	echo "# make bench, $(date -u +%Y-%m-%d), $KREL, QEMU TCG on $(nproc) cores"
 	printf '%-32s %14s %-6s %-9s %s\n' metric value unit target met
 	cat "$logs"/vm*/[0-9]*.log | sed -n 's/^RESULT //p' |

@@ -88,6 +88,24 @@ if [ ! -x "$PROBE" ] || [ "$TOP/tests/vm/cx16-flags.c" -nt "$PROBE" ]; then
 		die "cannot build $PROBE"
 fi
 export RR_CX16_PROBE=/rr/${PROBE#"$TOP"/}
+# RDS traffic for the 08x cases (tests/vm/rds-echo.c; static as the probe).
+RDS_ECHO=$VMDIR/rds-echo
+if [ ! -x "$RDS_ECHO" ] || [ "$TOP/tests/vm/rds-echo.c" -nt "$RDS_ECHO" ]; then
+	gcc-12 -O2 -Wall -Wextra -static -o "$RDS_ECHO" "$TOP/tests/vm/rds-echo.c" ||
+		die "cannot build $RDS_ECHO"
+fi
+export RR_RDS_ECHO=/rr/${RDS_ECHO#"$TOP"/}
+# Debian's module tree alone (no updates/): the cases and benchmarks that
+# compare with Debian's stock modules in the same run load them from it
+# (modprobe -d, stack_unload in tests/lib/common.sh).
+SROOT=$VMDIR/stockroot
+if [ ! -d "$SROOT/lib/modules/$KREL" ]; then
+	mkdir -p "$SROOT/lib/modules"
+	cp -al "$STOCK/lib/modules/$KREL" "$SROOT/lib/modules/$KREL"
+	rm -f "$SROOT/lib/modules/$KREL"/{build,source}
+	depmod -b "$SROOT" "$KREL"
+fi
+export RR_STOCKROOT=${SROOT#"$TOP"/}
 CASEDIR=$(realpath "${CASEDIR:-$TOP/tests/cases}")
 case "$CASEDIR" in "$TOP"/*) ;; *) die "CASEDIR must be inside $TOP" ;; esac
 RUN=$B/tests/$(date +%Y%m%d-%H%M%S)$(basename "$CASEDIR" | sed "s/^cases$//; s/^./-&/")

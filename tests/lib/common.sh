@@ -143,6 +143,21 @@ rping_check() {
 # modules.order (scripts/modules.sh, the one list).
 our_modules() { "$PROJ/scripts/modules.sh" "$MODSRC" | awk '{ gsub("-", "_", $2); print $2 }'; }
 
+# Debian's stock module tree (no updates/): modprobe -d $STOCKROOT.
+# shellcheck disable=SC2034 # for the cases
+STOCKROOT=$PROJ/${RR_STOCKROOT:-build/vm/stockroot}
+
+# stack_unload: every RDMA module of either build, top down.
+stack_unload() {
+	local m
+	# Ours and Debian's have the same names; build order reversed is an
+	# order in which nothing unloaded is still used.
+	for m in rr_reset_client $(our_modules | tac); do
+		[ -d "/sys/module/$m" ] && rmmod "$m"
+	done
+	[ ! -d /sys/module/ib_core ] || fail "ib_core still loaded: held by $(ls /sys/module/ib_core/holders)"
+}
+
 our_ko() { find "$MODSRC" -name "${1//_/[-_]}.ko" | head -1; }
 
 # cfg_w FILE VALUE: write one configfs/sysfs attribute, failing the case on error.
