@@ -72,40 +72,33 @@ MODROOT=$VMDIR/modroot
 stale_modroot() {
 	[ ! -d "$MODROOT/lib/modules/$KREL" ] || [ "$STOCK/lib/modules/$KREL/modules.dep" -nt "$MODROOT" ]
 }
-# MODULES=stock: Debian's modules only, none of ours (a control run).
-if [ "${MODULES:-}" = stock ]; then
-	MODROOT=$VMDIR/modroot-stock
-	if stale_modroot; then
-		"$TOP/tests/vm/modtree.sh" "$STOCK/lib/modules/$KREL" none "$MODROOT" >/dev/null || exit 1
-	fi
+# Debian's modules only, none of ours: the VMs' tree in a control run
+# (MODULES=stock), and the tree from which the cases and benchmarks that
+# compare with Debian's modules in the same run load them (modprobe -d
+# "$STOCKROOT", tests/lib/common.sh).
+STOCKTREE=$VMDIR/modroot-stock
+if [ ! -d "$STOCKTREE/lib/modules/$KREL" ] ||
+   [ "$STOCK/lib/modules/$KREL/modules.dep" -nt "$STOCKTREE" ]; then
+	"$TOP/tests/vm/modtree.sh" "$STOCK/lib/modules/$KREL" none "$STOCKTREE" >/dev/null || exit 1
 fi
+export RR_STOCKROOT=${STOCKTREE#"$TOP"/}
+[ "${MODULES:-}" != stock ] || MODROOT=$STOCKTREE
 INITRD=$VMDIR/initramfs.gz
-# The probe case 009 runs in the guest (static: any lane's root runs it).
-PROBE=$VMDIR/cx16-flags
-if [ ! -x "$PROBE" ] || [ "$TOP/tests/vm/cx16-flags.c" -nt "$PROBE" ]; then
-	mkdir -p "$VMDIR"
-	gcc-12 -O2 -Wall -static -o "$PROBE" "$TOP/tests/vm/cx16-flags.c" ||
-		die "cannot build $PROBE"
-fi
-export RR_CX16_PROBE=/rr/${PROBE#"$TOP"/}
-# RDS traffic for the 08x cases (tests/vm/rds-echo.c; static as the probe).
-RDS_ECHO=$VMDIR/rds-echo
-if [ ! -x "$RDS_ECHO" ] || [ "$TOP/tests/vm/rds-echo.c" -nt "$RDS_ECHO" ]; then
-	gcc-12 -O2 -Wall -Wextra -static -o "$RDS_ECHO" "$TOP/tests/vm/rds-echo.c" ||
-		die "cannot build $RDS_ECHO"
-fi
-export RR_RDS_ECHO=/rr/${RDS_ECHO#"$TOP"/}
-# Debian's module tree alone (no updates/): the cases and benchmarks that
-# compare with Debian's stock modules in the same run load them from it
-# (modprobe -d, stack_unload in tests/lib/common.sh).
-SROOT=$VMDIR/stockroot
-if [ ! -d "$SROOT/lib/modules/$KREL" ]; then
-	mkdir -p "$SROOT/lib/modules"
-	cp -al "$STOCK/lib/modules/$KREL" "$SROOT/lib/modules/$KREL"
-	rm -f "$SROOT/lib/modules/$KREL"/{build,source}
-	depmod -b "$SROOT" "$KREL"
-fi
-export RR_STOCKROOT=${SROOT#"$TOP"/}
+# static_tool NAME: tests/vm/NAME.c built static (any lane's root runs it)
+# into $VMDIR when missing or older than its source; prints its guest path.
+static_tool() {
+	local bin=$VMDIR/$1
+	if [ ! -x "$bin" ] || [ "$TOP/tests/vm/$1.c" -nt "$bin" ]; then
+		mkdir -p "$VMDIR"
+		gcc-12 -O2 -Wall -Wextra -static -o "$bin" "$TOP/tests/vm/$1.c" ||
+			die "cannot build $bin"
+	fi
+	echo "/rr/${bin#"$TOP"/}"
+}
+# The probe case 009 runs; RDS traffic for the RDS cases.
+RR_CX16_PROBE=$(static_tool cx16-flags) || exit 1
+RR_RDS_ECHO=$(static_tool rds-echo) || exit 1
+export RR_CX16_PROBE RR_RDS_ECHO
 CASEDIR=$(realpath "${CASEDIR:-$TOP/tests/cases}")
 case "$CASEDIR" in "$TOP"/*) ;; *) die "CASEDIR must be inside $TOP" ;; esac
 RUN=$B/tests/$(date +%Y%m%d-%H%M%S)$(basename "$CASEDIR" | sed "s/^cases$//; s/^./-&/")

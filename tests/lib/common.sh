@@ -145,7 +145,7 @@ our_modules() { "$PROJ/scripts/modules.sh" "$MODSRC" | awk '{ gsub("-", "_", $2)
 
 # Debian's stock module tree (no updates/): modprobe -d $STOCKROOT.
 # shellcheck disable=SC2034 # for the cases
-STOCKROOT=$PROJ/${RR_STOCKROOT:-build/vm/stockroot}
+STOCKROOT=$PROJ/${RR_STOCKROOT:-build/vm/modroot-stock}
 
 # stack_unload: every RDMA module of either build, top down.
 stack_unload() {
