@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Test the test harness: run tests/selftest (cases built to pass, fail, hang,
-# warn, fail a module load, crash the kernel, log a user-space fault) and
-# check each verdict and its reason against tests/selftest/expected
-# ("VERDICT CASE [REGEX]").  Exits non-zero on any mismatch.
+# warn, warn inside a stock window, fail a module load, crash the kernel,
+# log a user-space fault) and check each verdict and its reason against
+# tests/selftest/expected ("VERDICT CASE [REGEX]").  Exits non-zero on any mismatch.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp)
@@ -30,6 +30,8 @@ if [ $bad -ne 0 ]; then
 fi
 grep -A1 '^PASS 10-user-fault ' "$out" | grep -q 'note: a user-space fault in the guest' ||
 	{ echo "selftest: the user-space fault was not noted"; cat "$out"; exit 1; }
+grep -A1 '^PASS 15-stock-window ' "$out" | grep -q "note: Debian's modules, in the case's stock window: report lines: 1;" ||
+	{ echo "selftest: the stock window's warning was not noted"; cat "$out"; exit 1; }
 grep -q 'TIMEOUT after 5s' "$(sed -n 's/^logs: //p' "$out")"/vm*/03-hang.log ||
 	{ echo "selftest: the hung case's log was not kept"; exit 1; }
 # An emulator fault runs a VM again once, keeping the first run: 12 and 13

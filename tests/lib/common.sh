@@ -158,6 +158,32 @@ stack_unload() {
 	[ ! -d /sys/module/ib_core ] || fail "ib_core still loaded: held by $(ls /sys/module/ib_core/holders)"
 }
 
+# stock_begin: from here to stock_end the case runs Debian's own module
+# stack (modprobe -d "$STOCKROOT"), to compare it with ours in the same
+# run.  What Debian's modules log in between is the stock behaviour under
+# comparison: tests/run.sh notes its kernel-log reports beside the
+# verdict instead of failing the case on them.  It starts with nothing of
+# either RDMA stack loaded.
+stock_begin() {
+	stack_unload
+	[ -d "$STOCKROOT/lib/modules/$(uname -r)/kernel" ] || fail "no stock module tree at $STOCKROOT"
+	echo "rr-stock: begin" >/dev/kmsg
+}
+# stock_end: each module of the set's names still loaded must be Debian's:
+# in-tree, not out-of-tree ("O" taint) as ours; unload the stack and close
+# the window.
+stock_end() {
+	local m
+	for m in $(our_modules); do
+		[ -d "/sys/module/$m" ] || continue
+		case "$(cat "/sys/module/$m/taint")" in
+		*O*) fail "the stock window ran the set's $m, not Debian's" ;;
+		esac
+	done
+	stack_unload
+	echo "rr-stock: end" >/dev/kmsg
+}
+
 our_ko() { find "$MODSRC" -name "${1//_/[-_]}.ko" | head -1; }
 
 # cfg_w FILE VALUE: write one configfs/sysfs attribute, failing the case on error.

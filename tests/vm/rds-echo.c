@@ -134,18 +134,23 @@ static void fill(unsigned char *buf, unsigned int seq)
 		buf[i] = (seq * 31 + i) & 0xff;
 }
 
+/* Written aside and renamed over STATFILE: a reader never sees it empty. */
 static void write_stat(const char *path, unsigned long echoed)
 {
-	char line[32];
+	char line[32], tmp[4096];
 	int fd, len;
 
 	len = snprintf(line, sizeof(line), "%lu\n", echoed);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return;
 	if (write(fd, line, len) != len)
 		perror("rds-echo: stat file");
 	close(fd);
+	if (rename(tmp, path))
+		perror("rds-echo: stat file");
 }
 
 static int client(const char *local, const char *remote, long port,
