@@ -75,8 +75,10 @@ lane_apt() {
 # its suite's root (suite-root.sh), so a trixie VM is a Debian 13 system
 # with trixie's rdma-core, nvme-cli, open-iscsi and targetcli-fb.
 GUEST_PKGS="rdma-core ibverbs-providers ibverbs-utils rdmacm-utils iproute2 iputils-ping
-	nvme-cli fio open-iscsi srptools targetcli-fb procps util-linux mount kmod udev bc mawk hostname dbus"
+	nvme-cli fio open-iscsi srptools targetcli-fb procps util-linux mount kmod udev bc mawk hostname dbus
+	nfs-kernel-server nfs-common"
 # The commands the cases run that these packages must provide (checked
 # when a suite root is made).
 GUEST_CMDS="bash mount awk bc dmesg fio hostname ibv_devinfo ibv_rc_pingpong ip iscsiadm iscsid
-	modinfo modprobe nvme ping rdma rping setsid tc targetcli timeout udevadm dbus-daemon"
+	modinfo modprobe nvme ping rdma rping setsid tc targetcli timeout udevadm dbus-daemon
+	rpc.nfsd rpc.mountd exportfs mount.nfs"

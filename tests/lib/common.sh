@@ -152,8 +152,13 @@ stack_unload() {
 	local m
 	# Ours and Debian's have the same names; build order reversed is an
 	# order in which nothing unloaded is still used.
-	for m in rr_reset_client $(our_modules | tac); do
-		[ -d "/sys/module/$m" ] && rmmod "$m"
+	# The in-tree users that only Debian's build has (6.12: rpcrdma,
+	# ib_ipoib, smc) go first.
+	# Debian's 7.2 splits ib_uverbs_support out of ib_uverbs, which the
+	# set does not: it goes after ib_uverbs, then ib_core.
+	for m in rr_reset_client smc_diag smc ib_ipoib rpcrdma $(our_modules | tac) \
+		ib_uverbs_support ib_core; do
+		[ -d "/sys/module/$m" ] && rmmod "$m" 2>/dev/null
 	done
 	[ ! -d /sys/module/ib_core ] || fail "ib_core still loaded: held by $(ls /sys/module/ib_core/holders)"
 }
