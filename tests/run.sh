@@ -238,20 +238,8 @@ log_after_cases() {
 }
 
 # stock_window in|out KLOG: KLOG's lines inside, or outside, a case's
-# closed stock windows, from "rr-stock: begin" to "rr-stock: end" (the
-# markers of stock_begin and stock_end, tests/lib/common.sh).  A case that
-# compares with Debian's own modules runs them there, and what their stock
-# bugs log is its finding: reported beside the verdict, not a failure.  An
-# unclosed window excuses nothing.
-stock_window() {
-	awk -v want="$1" '
-		index($0, "rr-stock: begin") { on = 1; buf = ""; next }
-		on && index($0, "rr-stock: end") { on = 0; if (want == "in") printf "%s", buf; next }
-		on { buf = buf $0 "\n"; next }
-		want == "out" { print }
-		END { if (on && want == "out") printf "%s", buf }
-	' "$2"
-}
+# closed stock windows (tests/vm/stock-window.awk).
+stock_window() { awk -v want="$1" -f "$TOP/tests/vm/stock-window.awk" "$2"; }
 
 # report_trace KLOG: the first kernel report's context and call trace (its
 # workqueue or task, a page fault's kind and RIP, and the reliable frames:

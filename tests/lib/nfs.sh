@@ -25,16 +25,33 @@ nfsd_start() {
 	case "$1" in
 	wildcard) run rpc.nfsd -N 3 -G 10 -L 10 --rdma="$NFS_PORT" 4 ;;
 	bound)
-		command -v nfsdctl >/dev/null || fail "no nfsdctl"
+		# The lane's tools may not set one: NFSD_WHY says why, and
+		# nfsd_start returns 1.
+		command -v nfsdctl >/dev/null || { NFSD_WHY="no nfsdctl in $(dpkg-query -W -f '${Package} ${Version}' nfs-kernel-server)"; return 1; }
 		echo 10 >/proc/fs/nfsd/nfsv4leasetime
 		echo 10 >/proc/fs/nfsd/nfsv4gracetime
 		run nfsdctl version -3
-		run nfsdctl listener "+rdma:$TGT_IP:$NFS_PORT"
+		NFSD_WHY=$(nfsdctl listener "+rdma:$TGT_IP:$NFS_PORT" 2>&1) ||
+			{ NFSD_WHY="nfsdctl $(nfsdctl --version 2>&1) listener +rdma:$TGT_IP:$NFS_PORT: $NFSD_WHY"; return 1; }
 		run nfsdctl threads 4
 		;;
 	*) fail "nfsd_start: wildcard or bound, not '$1'" ;;
 	esac
 	wait_for 10 "nfsd listening on RDMA port $NFS_PORT" cm_listening "[^ ]*:$NFS_PORT"
+}
+
+# nfs_across NAME COMMAND...: nfs_fio_during COMMAND; the mount must be the
+# same after it; NFS_MS[NAME] is the ms from COMMAND's end to the next
+# WRITE the mount sent.
+declare -A NFS_MS
+# shellcheck disable=SC2034 # NFS_MS: for the cases
+nfs_across() {
+	local name=$1 id
+	shift
+	id=$(nfs_mount_id)
+	nfs_fio_during "$@"
+	[ "$(nfs_mount_id)" = "$id" ] || fail "$name: the mount is now '$(nfs_mount_id)', was '$id'"
+	NFS_MS[$name]=$NFS_FIO_MS
 }
 
 # nfsd_stop: stop nfsd and unexport (nothing left for the next case).

@@ -73,11 +73,12 @@ rds_stop() {
 	log "rds-echo: $(cat /tmp/rds-cli.log)"
 }
 
-# rds_kill: end whatever of the two is still running (cleanup).
+# rds_kill: end whatever of the two is still running (cleanup; SIGKILL:
+# the client takes SIGTERM only from its signalfd).
 rds_kill() {
 	local p
 	for p in ${RDS_CLI:-} ${RDS_SRV:-}; do
-		kill "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
 	RDS_CLI='' RDS_SRV=''

@@ -120,8 +120,11 @@ static int server(const char *addr, long port)
 			perror("rds-echo: recvfrom");
 			return 1;
 		}
-		/* A send that fails (the connection is down) is the client's to repeat. */
-		sendto(fd, buf, n, 0, (struct sockaddr *)&from, flen);
+		/*
+		 * A send that fails (the connection is down, the send queue
+		 * full) is the client's to repeat; never block on one.
+		 */
+		sendto(fd, buf, n, MSG_DONTWAIT, (struct sockaddr *)&from, flen);
 	}
 }
 
@@ -198,8 +201,12 @@ static int client(const char *local, const char *remote, long port,
 			/* Sent again every RESEND_MS until its echo is back. */
 			if (!sent || t - sent >= RESEND_MS) {
 				sends++;
-				if (sendto(fd, out, MSG_LEN, 0, (struct sockaddr *)&peer,
-					   sizeof(peer)) < 0)
+				/*
+				 * Never blocks: while the connection is down, the
+				 * resends fill the send queue (EAGAIN, counted).
+				 */
+				if (sendto(fd, out, MSG_LEN, MSG_DONTWAIT,
+					   (struct sockaddr *)&peer, sizeof(peer)) < 0)
 					send_errors++;
 				sent = t;
 			}
