@@ -18,6 +18,13 @@ reset_reregister() {
 	rxe_add "$1" "$2"
 }
 
+# side_dev target|initiator: that side's device and netdev ("DEV NETDEV").
+side_dev() { if [ "$1" = target ]; then echo "$TGT_DEV $TGT_NETDEV"; else echo "$INI_DEV $INI_NETDEV"; fi; }
+
+# stock_reset DEV NETDEV: what a reset is to Debian's modules: a delete
+# and an add (for the cases that compare, in a stock window).
+stock_reset() { run rdma link delete "$1"; rxe_add "$1" "$2"; }
+
 # Kernel log cursor: ev_mark writes a unique marker into the kernel log;
 # klog_since prints what was logged after it (a line count would break
 # once the ring buffer wraps), ev_since the rr-ev events among that.
