@@ -5,8 +5,10 @@
 #   make              build the module set (+ ABI check) for the resolved kernel
 #   make install      install into /lib/modules/$(uname -r)/updates (matching kernel only)
 #   make uninstall    remove them again
+#   make deb          the DKMS package of the 6.12 lanes (build/deb)
+#   make check-deb    install, use and remove it on each 6.12 lane (VMs)
 #   make check        build, then run every VM test case (tests/cases),
-#                     then check-lanes
+#                     then check-lanes and Debian 12's check-deb
 #   make check-lanes  every other kernel lane's build, ABI check and smoke cases
 #   make demo         build, then boot a VM showing the main job
 #   make bench        build, then run the benchmarks (bench/) and print a table
@@ -60,7 +62,7 @@ JOBS	?= $(shell nproc)
 
 # Goals that need no kernel: they read the resolved kernel if there is
 # one, but never resolve it (nor install packages to do so).
-NOKERNEL_GOALS := clean distclean refresh deps series-export
+NOKERNEL_GOALS := clean distclean refresh deps series-export dkms-uninstall
 ifneq ($(MAKECMDGOALS),)
 ifeq ($(filter-out $(NOKERNEL_GOALS),$(MAKECMDGOALS)),)
 NO_KERNEL := 1
@@ -80,13 +82,17 @@ else
 KDIR	:= $(KERNELDIR)/root/usr/src/linux-headers-$(KREL)
 endif
 SRC	:= $(B)/src
-KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include
+# CONFIG_MODULE_SRCVERSION_ALL=y: modpost gives each of our modules a
+# srcversion (a hash of its sources; Debian's kernels do not set it, so
+# their modules have none), which the tests and an admin compare with
+# /sys/module/*/srcversion to tell which build is loaded.
+KMAKE	 = $(MAKE) -C $(KDIR) M=$(SRC) NOSTDINC_FLAGS=-I$(SRC)/include CONFIG_MODULE_SRCVERSION_ALL=y
 # A lane whose kernel's build tools cannot run here (trixie's and sid's
 # need a newer glibc) builds in a root of its suite (scripts/suite-root.sh,
 # made once and cached); bookworm's builds here.
 IN_ROOT	 = root=$$(scripts/suite-root.sh $(KLANE) $(CACHE)) && scripts/in-root.sh "$$root" $(TOP)
 
-.PHONY: check-debug debug-kernel all modules deps refresh kernel src install uninstall check check-lanes lint patches patches-bisect series-tree series-export dkms-install dkms-uninstall torture demo bench soak clean distclean
+.PHONY: check-debug debug-kernel all modules deps refresh kernel src install uninstall check check-lanes lint patches patches-bisect series-tree series-export deb check-deb dkms-install dkms-uninstall torture demo bench soak clean distclean
 
 all: modules
 
@@ -123,19 +129,35 @@ install: modules
 uninstall:
 	@scripts/install.sh uninstall $(KREL) $(DESTDIR)
 
-# DKMS: rebuilt for every Debian 6.12 kernel installed later (scripts/dkms.sh).
-dkms-install: modules
-	@scripts/dkms.sh install $(TOP)
+# The DKMS package of the 6.12 lanes, rdma-reset-dkms_<version>_all.deb in
+# build/deb (scripts/mkdeb.sh, Debian's tools): each lane is built and
+# ABI-checked first.  dkms-install installs it with apt, as an admin would.
+DEB	:= $(TOP)/build/deb/rdma-reset-dkms_$(shell cat $(TOP)/VERSION)_all.deb
+deb: modules
+	+@$(MAKE) --no-print-directory LANE=trixie-6.12 modules
+	@scripts/mkdeb.sh $(TOP) $(TOP)/build/deb
+
+dkms-install: deb
+	DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEB)
 
 dkms-uninstall:
-	@scripts/dkms.sh uninstall $(TOP)
+	DEBIAN_FRONTEND=noninteractive apt-get remove -y rdma-reset-dkms
 
 # The lint lanes and the harness's self-test (tests/selftest) run first,
 # unless CASES picks cases.  (lint checks the sources once, on the default
 # lane.)  On the default lane without CASES, check-lanes follows.
 check: modules
 	@$(if $(CASES),,$(if $(filter-out bookworm-6.12,$(LANE)),,JOBS=$(JOBS) scripts/lint.sh $(TOP) $(KERNELDIR) $(KDIR) $(SRC) &&) tests/selftest.sh &&) CACHE=$(CACHE) tests/run.sh $(CASES)
-	+@$(if $(CASES)$(filter-out bookworm-6.12,$(LANE))$(LANE_PIN),,$(MAKE) --no-print-directory check-lanes)
+	+@$(if $(CASES)$(filter-out bookworm-6.12,$(LANE))$(LANE_PIN),,$(MAKE) --no-print-directory check-lanes && \
+		$(MAKE) --no-print-directory check-deb DEB_CHECK_LANES=bookworm-6.12)
+
+# The DKMS package on a 6.12 lane's system, as an admin installs and
+# removes it (tests/deb.sh: DKMS builds in a chroot of the lane's root, a
+# VM of the lane's kernel boots it).  make check runs Debian 12's (10
+# minutes); check-deb both lanes.
+DEB_CHECK_LANES ?= bookworm-6.12 trixie-6.12
+check-deb: deb
+	@CACHE=$(CACHE) tests/deb.sh $(DEB_CHECK_LANES)
 
 # Every other lane's smoke: its build and ABI check, its suite's root and
 # a boot of its kernel with SMOKE_CASES: the lane's userspace, Debian's

@@ -191,6 +191,15 @@ stock_end() {
 
 our_ko() { find "$MODSRC" -name "${1//_/[-_]}.ko" | head -1; }
 
+# loaded_is MODULE KO: the loaded MODULE is KO's build: the same srcversion
+# (make and the DKMS package give each of our modules one, from a hash of
+# its sources; Debian's modules have none).
+loaded_is() {
+	local built
+	built=$(modinfo -F srcversion "$2")
+	[ -n "$built" ] && [ "$(cat "/sys/module/$1/srcversion" 2>/dev/null)" = "$built" ]
+}
+
 # cfg_w FILE VALUE: write one configfs/sysfs attribute, failing the case on error.
 cfg_w() { printf '%s\n' "$2" >"$1" || fail "write '$2' > $1"; }
 
