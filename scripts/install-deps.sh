@@ -8,9 +8,11 @@ set -euo pipefail
 # Building: Debian's 6.12 headers use gcc-12 and need pahole for BTF;
 # sparse and shellcheck for make lint; mmdebstrap for the other lanes'
 # suite roots (scripts/suite-root.sh); libc6-dev for the static probe of
-# case 009 (tests/vm/cx16-flags.c).
+# case 009 (tests/vm/cx16-flags.c); debhelper, dh-dkms and lintian for
+# make deb (the DKMS package).
 BUILD=(gcc-12 make bc bison flex libelf-dev libssl-dev dwarves kmod patch
-       rsync xz-utils cpio sparse shellcheck mmdebstrap libc6-dev)
+       rsync xz-utils cpio sparse shellcheck mmdebstrap libc6-dev
+       debhelper dh-dkms lintian)
 # VMs: QEMU with TCG, a static busybox for the initramfs, and the userspace
 # the guest runs (GUEST_PKGS: the default lane's guest root is this
 # machine's root, read-only; another lane's is its suite's, suite-root.sh).

@@ -129,8 +129,8 @@ fi
 # 4. shellcheck.
 mapfile -t scripts < <({
 	ls scripts/*.sh tests/*.sh tests/vm/*.sh tests/vm/init tests/lib/*.sh \
-		bench/*.sh .ci/run
-	find tests/cases tests/selftest tests/demo tests/soak tests/blktests bench/cases \
+		bench/*.sh .ci/run debian/*.postinst
+	find tests/cases tests/selftest tests/demo tests/soak tests/blktests tests/deb bench/cases \
 		-type f -perm -u+x
 } | sort)
 echo "  SHELLCHECK ${#scripts[@]} scripts"

@@ -123,8 +123,16 @@ USER_FAULT='traps: .*\[[0-9]+\] general protection fault ip:|\[[0-9]+\]: segfaul
 [ -f "$VMLINUZ" ] || die "no kernel at $VMLINUZ (run make first)"
 ls "$SRC"/drivers/infiniband/core/ib_core.ko >/dev/null 2>&1 || die "module set not built (run make)"
 
+# VM_ROOT (tests/deb.sh): a prepared root inside the project, an admin's
+# machine with the package installed: the guests' root, and its module
+# tree as it is (none is made), with an initramfs of its own.
+if [ -n "${VM_ROOT:-}" ]; then
+	case "$VM_ROOT" in "$TOP"/*) ;; *) die "VM_ROOT must be inside $TOP" ;; esac
+	[ -d "$VM_ROOT/lib/modules/$KREL/kernel" ] || die "no module tree for $KREL in $VM_ROOT"
+	GUEST_ROOT=$VM_ROOT MODROOT=$VM_ROOT INITRD=$VM_ROOT.initramfs.gz
+	rm -f "$INITRD"
 # Stock modules + ours; rebuilt when stale or older than one of our modules.
-if [ "${MODULES:-}" != stock ] && { stale_modroot ||
+elif [ "${MODULES:-}" != stock ] && { stale_modroot ||
    [ -n "$(find "$SRC" -name '*.ko' -newer "$MODROOT" | head -1)" ]; }; then
 	"$TOP/tests/vm/modtree.sh" "$STOCK/lib/modules/$KREL" "$SRC" "$MODROOT" >/dev/null || exit 1
 fi
