@@ -41,7 +41,8 @@ undo() {
 		mountpoint -q "$M/$m" && umount -l "$M/$m"
 	done
 	mountpoint -q "$M" && umount "$M"
-	rm -rf "$W"
+	# Never through a mount that is still there (the host's /dev, /proc).
+	rm -rf --one-file-system "$W"
 	W=""
 }
 trap undo EXIT
@@ -61,8 +62,10 @@ one_lane() {
 	dist=$DIST
 	lower=$("$TOP/scripts/suite-root.sh" "$lane" "$CACHE")
 	lower=${lower:-/}
+	# What an interrupted run left: its mounts first, then its files.
 	W=$b/deb-test M=$W/root
-	rm -rf "$W"
+	undo
+	W=$b/deb-test M=$W/root
 	mkdir -p "$W/upper" "$W/work" "$M"
 	if ! mount -t overlay -o "lowerdir=$lower,upperdir=$W/upper,workdir=$W/work" overlay "$M"; then
 		echo "SKIP deb-$lane: cannot mount an overlay of $lower here"
