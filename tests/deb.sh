@@ -31,8 +31,15 @@ die() { echo "deb: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "must be root (chroot, mount)"
 [ -f "$DEB" ] || die "no $DEB (make deb)"
 [ $# -gt 0 ] || die "usage: $0 LANE..."
+# One process per lane, so that set -e holds in each (it does not in a
+# function called from a condition).
+if [ $# -gt 1 ]; then
+	rc=0
+	for lane; do "$0" "$lane" || rc=1; done
+	exit $rc
+fi
 
-W="" M=""
+W="" M="" fake=""
 # undo: unmount what setup mounted (inside out) and remove the overlay.
 undo() {
 	local m
@@ -47,12 +54,18 @@ undo() {
 }
 trap undo EXIT
 
-# in_root CMD...: CMD in the chroot, services kept from starting.
+# in_root CMD...: CMD in the chroot (its policy-rc.d keeps services from
+# starting).
 in_root() { chroot "$M" env DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 "$@"; }
 
-fail=0
+# fake_untouched: the unsupported kernel has only its build link, and DKMS
+# nothing for it.
+fake_untouched() {
+	[ "$(ls "$M/lib/modules/$fake")" = build ] && [ ! -e "$M/var/lib/dkms/rdma-reset/$VER/$fake" ]
+}
+
 one_lane() {
-	local lane=$1 b krel dist lower fake out n
+	local lane=$1 b krel dist lower out n m
 	lane_def "$lane" || die "no such lane $lane"
 	[ "$SERIES" = 6.12 ] || die "$lane: the package is for the 6.12 lanes"
 	b=$(lane_builddir "$TOP" "$lane")
@@ -120,16 +133,14 @@ one_lane() {
 		{ tail -20 "$out"; echo "FAIL deb-$lane: $n modules in updates/dkms, dkms.conf builds $want"; return 1; }
 	grep -q "rdma-reset-dkms: not built for kernel $fake" "$out" ||
 		{ tail -20 "$out"; echo "FAIL deb-$lane: no word about the unsupported kernel $fake"; return 1; }
-	[ "$(ls "$M/lib/modules/$fake")" = build ] && [ ! -e "$M/var/lib/dkms/rdma-reset/$VER/$fake" ] ||
-		{ echo "FAIL deb-$lane: the install changed the unsupported kernel $fake"; return 1; }
+	fake_untouched || { echo "FAIL deb-$lane: the install changed the unsupported kernel $fake"; return 1; }
 	if in_root dkms install -m rdma-reset -v "$VER" -k "$fake" >"$W/fake.log" 2>&1; then
 		echo "FAIL deb-$lane: dkms install for $fake succeeded"
 		return 1
 	fi
 	grep -q "BUILD_EXCLUSIVE" "$W/fake.log" ||
 		{ cat "$W/fake.log"; echo "FAIL deb-$lane: no BUILD_EXCLUSIVE message for $fake"; return 1; }
-	[ "$(ls "$M/lib/modules/$fake")" = build ] && [ ! -e "$M/var/lib/dkms/rdma-reset/$VER/$fake" ] ||
-		{ echo "FAIL deb-$lane: dkms install changed the unsupported kernel $fake"; return 1; }
+	fake_untouched || { echo "FAIL deb-$lane: dkms install changed the unsupported kernel $fake"; return 1; }
 	echo "  DEB     $lane: $n modules built and installed; $fake refused: $(grep -m1 -o 'includes a BUILD_EXCLUSIVE directive[^.]*' "$W/fake.log")"
 	rm -rf "${M:?}/lib/modules/$fake"
 	rm -f "$M/usr/sbin/policy-rc.d"
@@ -141,8 +152,4 @@ one_lane() {
 	undo
 }
 
-for lane in "$@"; do
-	one_lane "$lane" || fail=1
-	undo
-done
-exit $fail
+one_lane "$1"
